@@ -1,0 +1,47 @@
+// Genomic relationship matrices.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "panoramix/allele_frequencies.hpp"
+#include "panoramix/executor.hpp"
+#include "panoramix/plink_files.hpp"
+#include "panoramix/progress.hpp"
+
+namespace pmx {
+
+enum class grm_method {
+  /// PLINK --make-rel / GCTA: z = (x - 2p)/sqrt(2p(1-p)); G_ij = mean of z_i z_j over the
+  /// variants called in both i and j (the diagonal likewise). Monomorphic variants add 0 to the
+  /// numerator but count in the denominator, as in PLINK.
+  standardized,
+  /// VanRaden (2008) method 1: G = Z Zᵀ / (2 Σ p(1-p)), Z = x - 2p with missing calls
+  /// mean-imputed (z = 0). Computed from the exact integer M·Mᵀ plus corrections.
+  vanraden,
+};
+
+struct grm_options {
+  grm_method method = grm_method::standardized;
+  bool nonfounders = false;  ///< frequencies from all samples instead of founders only
+  bool pair_counts = true;   ///< also return N (per-pair jointly called variants)
+  int64_t block_variants = 8192;
+};
+
+struct grm_result {
+  int64_t n = 0;                 ///< samples
+  int64_t n_variants = 0;        ///< variants used
+  std::vector<double> G;         ///< n×n, row-major, symmetric
+  std::vector<int32_t> N;        ///< n×n jointly-called counts (when asked for), symmetric
+  std::vector<double> a1_freq;   ///< frequencies used (after PLINK's 0.5 rule for no calls)
+};
+
+/// Frequency PLINK uses in the GRM for a variant: its A1 frequency, or 0.5 where no counted
+/// sample has a call.
+double grm_frequency(double a1_freq);
+
+/// Computes the GRM over every kept variant of `data` (the caller drops X/Y/MT as PLINK does),
+/// streaming variant blocks so only n×n accumulators are held in memory.
+grm_result compute_grm(const executor& exec, const plink_fileset& data, const grm_options& opt,
+                       progress_sink* progress);
+
+}  // namespace pmx

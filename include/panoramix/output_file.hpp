@@ -1,0 +1,49 @@
+// Output files that never look complete when they are not: data goes to "<path>.tmp.<pid>" and is
+// renamed to <path> by commit(). A file destroyed without commit() is removed.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pmx {
+
+class output_file {
+ public:
+  /// Opens the temporary file; throws io_error naming the path if it cannot be created.
+  explicit output_file(const std::string& path);
+  ~output_file();
+  output_file(const output_file&) = delete;
+  output_file& operator=(const output_file&) = delete;
+
+  void write(const void* data, size_t bytes);
+  void write(std::string_view text) { write(text.data(), text.size()); }
+  /// printf-style text output.
+  void printf(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  /// Flushes, closes and renames to the final path; throws io_error on failure (disk full...).
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_, tmp_path_;
+  FILE* f_ = nullptr;
+};
+
+/// A set of outputs that land together: commit_all() renames every file only after all were
+/// written. Removing the temporaries of all on failure keeps "nothing half-written".
+class output_group {
+ public:
+  output_file& add(const std::string& path);
+  void commit_all();
+
+ private:
+  std::vector<std::unique_ptr<output_file>> files_;
+};
+
+/// Throws io_error if `prefix`'s directory does not exist or is not writable: checked before long
+/// work starts, so a run does not compute for an hour and then fail to write.
+void check_output_prefix(const std::string& prefix);
+
+}  // namespace pmx

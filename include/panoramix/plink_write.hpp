@@ -1,0 +1,19 @@
+// Writing PLINK 1 binary filesets (.bed/.bim/.fam).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "panoramix/genotype_view.hpp"
+#include "panoramix/plink_files.hpp"
+
+namespace pmx {
+
+/// Writes PREFIX.bed (variant-major, padding calls zeroed), PREFIX.bim (tab-separated) and
+/// PREFIX.fam (space-separated). The three files appear together, only once all are complete.
+/// Throws logic_error when the record counts do not match `genotypes`, input_error for a field
+/// that would not read back (empty or containing whitespace), io_error when writing fails.
+void write_plink_fileset(const std::string& prefix, const std::vector<sample_record>& samples,
+                         const std::vector<variant_record>& variants,
+                         const variant_major_view& genotypes);
+
+}  // namespace pmx

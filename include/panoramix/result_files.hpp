@@ -1,0 +1,27 @@
+// Writers of the output formats other tools read. Each adds its files to an output_group, so a
+// command's outputs appear together, only once all are complete.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "panoramix/allele_frequencies.hpp"
+#include "panoramix/grm.hpp"
+#include "panoramix/output_file.hpp"
+#include "panoramix/plink_files.hpp"
+
+namespace pmx {
+
+/// PREFIX.afreq, PLINK 2 columns: #CHROM ID REF ALT ALT_FREQS OBS_CT (ALT = A1, REF = A2).
+void write_afreq(output_group& out, const std::string& prefix, const plink_fileset& data,
+                 const allele_frequencies& f);
+
+enum class grm_format {
+  rel_bin,  ///< PREFIX.rel.bin: n×n float64 square (PLINK --make-rel square bin) + .rel.id
+  rel,      ///< PREFIX.rel: text lower triangle with diagonal (PLINK --make-rel) + .rel.id
+  gcta,     ///< PREFIX.grm.bin float32 lower triangle + .grm.N.bin float32 counts + .grm.id
+};
+
+void write_grm(output_group& out, const std::string& prefix, const plink_fileset& data,
+               const grm_result& g, grm_format format);
+
+}  // namespace pmx

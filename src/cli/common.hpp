@@ -1,0 +1,39 @@
+// Options and plumbing shared by the subcommands.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cli/run_log.hpp"
+#include "panoramix/executor.hpp"
+#include "panoramix/plink_files.hpp"
+
+namespace pmx::cli {
+
+struct common_options {
+  std::string bfile, out = "panoramix", keep, extract, device = "auto", species;
+  int threads = 0;
+  int chr_set = 0;
+  bool nonfounders = false;
+};
+
+/// Adds --out, --threads, --device; with `input` also --bfile, --keep, --extract, species flags
+/// and --nonfounders.
+void add_common_options(CLI::App* cmd, common_options& o, bool input);
+
+/// Opens --bfile with --keep/--extract applied.
+std::unique_ptr<plink_fileset> open_input(const common_options& o, run_log& log);
+chromosome_set chromosomes(const common_options& o);
+executor make_executor(const common_options& o, run_log& log);
+
+/// Runs a command body with PREFIX.log, error reporting and exit status: 0 on success, 1 when
+/// the body throws (the message goes to stderr and the log; outputs not committed are removed).
+int run_command(const std::string& out_prefix, int argc, char** argv,
+                const std::function<void(run_log&)>& body);
+
+void add_simulate_command(CLI::App& app, int argc, char** argv, int& status);
+void add_freq_command(CLI::App& app, int argc, char** argv, int& status);
+void add_grm_command(CLI::App& app, int argc, char** argv, int& status);
+
+}  // namespace pmx::cli

@@ -1,0 +1,22 @@
+// panoramix command line: one subcommand per job, PLINK-style flags.
+#include <CLI/CLI.hpp>
+
+#include "cli/common.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"panoramix " PMX_VERSION
+               " — quantitative genetics on 2-bit compressed genotypes (PLINK .bed in, PLINK/GCTA "
+               "formats out)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", PMX_VERSION);
+  int status = 0;
+  pmx::cli::add_simulate_command(app, argc, argv, status);
+  pmx::cli::add_freq_command(app, argc, argv, status);
+  pmx::cli::add_grm_command(app, argc, argv, status);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return status;
+}

@@ -1,0 +1,34 @@
+#include "panoramix/executor.hpp"
+
+#include <omp.h>
+
+#include "panoramix/error.hpp"
+
+namespace pmx {
+
+executor::executor(backend kind, int threads)
+    : kind_(kind), threads_(threads > 0 ? threads : omp_get_max_threads()) {
+  if (kind_ == backend::cuda && !cuda_available())
+    throw unsupported_error(cuda_compiled_in()
+                                ? "--device cuda: no CUDA device is visible on this machine"
+                                : "--device cuda: this build has no CUDA backend (not built)");
+}
+
+backend parse_backend(const std::string& name) {
+  if (name == "cpu") return backend::cpu;
+  if (name == "reference") return backend::reference;
+  if (name == "cuda") return backend::cuda;
+  if (name == "auto") return cuda_available() ? backend::cuda : backend::cpu;
+  throw input_error("--device must be auto, cpu, cuda or reference, not '" + name + "'");
+}
+
+std::string backend_name(backend kind) {
+  switch (kind) {
+    case backend::reference: return "reference";
+    case backend::cpu: return "cpu";
+    case backend::cuda: return "cuda";
+  }
+  return "?";
+}
+
+}  // namespace pmx

@@ -1,0 +1,78 @@
+#include "panoramix/output_file.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstring>
+#include <filesystem>
+
+#include "panoramix/error.hpp"
+
+namespace pmx {
+
+output_file::output_file(const std::string& path)
+    : path_(path), tmp_path_(path + ".tmp." + std::to_string(::getpid())) {
+  f_ = std::fopen(tmp_path_.c_str(), "wb");
+  if (!f_) throw io_error("cannot write '" + path + "': " + std::strerror(errno));
+  std::setvbuf(f_, nullptr, _IOFBF, 1 << 20);
+}
+
+output_file::~output_file() {
+  if (f_) {
+    std::fclose(f_);
+    std::remove(tmp_path_.c_str());
+  }
+}
+
+void output_file::write(const void* data, size_t bytes) {
+  if (bytes && std::fwrite(data, 1, bytes, f_) != bytes)
+    throw io_error("error writing '" + path_ + "': " + std::strerror(errno));
+}
+
+void output_file::printf(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int r = std::vfprintf(f_, fmt, ap);
+  va_end(ap);
+  if (r < 0) throw io_error("error writing '" + path_ + "': " + std::strerror(errno));
+}
+
+void output_file::commit() {
+  const bool ok = std::fflush(f_) == 0 && std::ferror(f_) == 0;
+  const int saved = errno;
+  std::fclose(f_);
+  f_ = nullptr;
+  if (!ok) {
+    std::remove(tmp_path_.c_str());
+    throw io_error("error writing '" + path_ + "': " + std::strerror(saved));
+  }
+  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp_path_.c_str());
+    throw io_error("cannot rename '" + tmp_path_ + "' to '" + path_ + "': " + std::strerror(e));
+  }
+}
+
+output_file& output_group::add(const std::string& path) {
+  files_.push_back(std::make_unique<output_file>(path));
+  return *files_.back();
+}
+
+void output_group::commit_all() {
+  for (auto& f : files_) f->commit();
+  files_.clear();
+}
+
+void check_output_prefix(const std::string& prefix) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(prefix).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw io_error("--out " + prefix + ": directory '" + dir.string() + "' does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw io_error("--out " + prefix + ": directory '" + dir.string() + "' is not writable");
+}
+
+}  // namespace pmx

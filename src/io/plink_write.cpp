@@ -1,0 +1,96 @@
+// PLINK 1 fileset writer.
+#include "panoramix/plink_write.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include "panoramix/error.hpp"
+#include "panoramix/output_file.hpp"
+
+namespace pmx {
+namespace {
+
+// A field with whitespace or an empty one would shift the columns when read back.
+void check_field(const std::string& value, const char* what, const std::string& path, size_t index) {
+  const bool bad = value.empty() || std::any_of(value.begin(), value.end(), [](char c) {
+                     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+                   });
+  if (bad)
+    throw input_error(path + ": cannot write record " + std::to_string(index + 1) + ": " + what +
+                      " '" + value + "' is empty or contains whitespace");
+}
+
+std::string format_double(double x) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest form that reads back exactly
+  return std::string(buf, r.ptr);
+}
+
+void write_fam(output_file& out, const std::vector<sample_record>& samples) {
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const sample_record& s = samples[i];
+    check_field(s.fid, "FID", out.path(), i);
+    check_field(s.iid, "IID", out.path(), i);
+    check_field(s.father, "father ID", out.path(), i);
+    check_field(s.mother, "mother ID", out.path(), i);
+    check_field(s.phenotype, "phenotype", out.path(), i);
+    std::string line = s.fid + ' ' + s.iid + ' ' + s.father + ' ' + s.mother + ' ' +
+                       std::to_string(s.sex) + ' ' + s.phenotype + '\n';
+    out.write(line);
+  }
+}
+
+void write_bim(output_file& out, const std::vector<variant_record>& variants) {
+  for (size_t j = 0; j < variants.size(); ++j) {
+    const variant_record& v = variants[j];
+    check_field(v.chrom, "chromosome", out.path(), j);
+    check_field(v.id, "variant ID", out.path(), j);
+    check_field(v.a1, "allele 1", out.path(), j);
+    check_field(v.a2, "allele 2", out.path(), j);
+    std::string line = v.chrom + '\t' + v.id + '\t' + format_double(v.cm) + '\t' +
+                       std::to_string(v.pos) + '\t' + v.a1 + '\t' + v.a2 + '\n';
+    out.write(line);
+  }
+}
+
+void write_bed(output_file& out, const variant_major_view& g) {
+  static constexpr uint8_t magic[3] = {0x6c, 0x1b, 0x01};
+  out.write(magic, 3);
+  const int64_t row = (g.n_samples + 3) / 4;
+  if (row == 0 || g.n_variants == 0) return;
+  // Views may have padding calls of any value; the file needs them zero.
+  const int tail = static_cast<int>(g.n_samples & 3);
+  const uint8_t tail_mask = tail ? static_cast<uint8_t>((1u << (2 * tail)) - 1) : 0xff;
+  const int64_t rows_per_chunk = std::max<int64_t>(1, (int64_t{1} << 20) / row);
+  std::vector<uint8_t> chunk(static_cast<size_t>(std::min(rows_per_chunk, g.n_variants) * row));
+  for (int64_t first = 0; first < g.n_variants; first += rows_per_chunk) {
+    const int64_t count = std::min(rows_per_chunk, g.n_variants - first);
+    for (int64_t k = 0; k < count; ++k) {
+      uint8_t* dst = chunk.data() + k * row;
+      std::memcpy(dst, g.row(first + k), static_cast<size_t>(row));
+      dst[row - 1] &= tail_mask;
+    }
+    out.write(chunk.data(), static_cast<size_t>(count * row));
+  }
+}
+
+}  // namespace
+
+void write_plink_fileset(const std::string& prefix, const std::vector<sample_record>& samples,
+                         const std::vector<variant_record>& variants,
+                         const variant_major_view& genotypes) {
+  PMX_EXPECTS(static_cast<int64_t>(samples.size()) == genotypes.n_samples,
+              "sample records do not match the genotype matrix");
+  PMX_EXPECTS(static_cast<int64_t>(variants.size()) == genotypes.n_variants,
+              "variant records do not match the genotype matrix");
+  PMX_EXPECTS(genotypes.n_variants == 0 || genotypes.row_bytes >= (genotypes.n_samples + 3) / 4,
+              "row stride shorter than a row");
+  output_group group;
+  write_fam(group.add(prefix + ".fam"), samples);
+  write_bim(group.add(prefix + ".bim"), variants);
+  write_bed(group.add(prefix + ".bed"), genotypes);
+  group.commit_all();
+}
+
+}  // namespace pmx

@@ -1,0 +1,65 @@
+#include "panoramix/result_files.hpp"
+
+#include <cmath>
+
+#include "panoramix/error.hpp"
+
+namespace pmx {
+
+void write_afreq(output_group& out, const std::string& prefix, const plink_fileset& data,
+                 const allele_frequencies& f) {
+  auto& file = out.add(prefix + ".afreq");
+  file.write("#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n");
+  for (int64_t j = 0; j < data.n_variants(); ++j) {
+    const auto& v = data.variant(j);
+    const double p = f.a1[j];
+    file.printf("%s\t%s\t%s\t%s\t", v.chrom.c_str(), v.id.c_str(), v.a2.c_str(), v.a1.c_str());
+    if (std::isnan(p)) file.write("nan");
+    else file.printf("%.6g", p);
+    file.printf("\t%lld\n", static_cast<long long>(2 * f.counted[j].called()));
+  }
+}
+
+namespace {
+void write_ids(output_file& file, const plink_fileset& data, bool header) {
+  if (header) file.write("#FID\tIID\n");
+  for (int64_t i = 0; i < data.n_samples(); ++i)
+    file.printf("%s\t%s\n", data.sample(i).fid.c_str(), data.sample(i).iid.c_str());
+}
+}  // namespace
+
+void write_grm(output_group& out, const std::string& prefix, const plink_fileset& data,
+               const grm_result& g, grm_format format) {
+  const int64_t n = g.n;
+  PMX_EXPECTS(n == data.n_samples(), "GRM and fileset disagree on the sample count");
+  switch (format) {
+    case grm_format::rel_bin: {
+      out.add(prefix + ".rel.bin").write(g.G.data(), g.G.size() * sizeof(double));
+      write_ids(out.add(prefix + ".rel.id"), data, true);
+      break;
+    }
+    case grm_format::rel: {
+      auto& f = out.add(prefix + ".rel");
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j <= i; ++j) f.printf(j < i ? "%.6g\t" : "%.6g\n", g.G[i * n + j]);
+      write_ids(out.add(prefix + ".rel.id"), data, true);
+      break;
+    }
+    case grm_format::gcta: {
+      PMX_EXPECTS(!g.N.empty(), "GCTA output needs the pair counts");
+      std::vector<float> row(static_cast<size_t>(n));
+      auto& fg = out.add(prefix + ".grm.bin");
+      auto& fn = out.add(prefix + ".grm.N.bin");
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j <= i; ++j) row[j] = static_cast<float>(g.G[i * n + j]);
+        fg.write(row.data(), static_cast<size_t>(i + 1) * sizeof(float));
+        for (int64_t j = 0; j <= i; ++j) row[j] = static_cast<float>(g.N[i * n + j]);
+        fn.write(row.data(), static_cast<size_t>(i + 1) * sizeof(float));
+      }
+      write_ids(out.add(prefix + ".grm.id"), data, false);
+      break;
+    }
+  }
+}
+
+}  // namespace pmx

@@ -1,0 +1,37 @@
+// Line-by-line reading of whitespace-separated text files with file:line error context.
+#pragma once
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pmx::io {
+
+class text_lines {
+ public:
+  /// Opens `path`; throws input_error "<what> file '<path>' cannot be opened" if it cannot.
+  text_lines(const std::string& path, const std::string& what);
+
+  /// Reads the next line and splits it into fields; false at end of file.
+  bool next();
+  const std::vector<std::string_view>& fields() const { return fields_; }
+  const std::string& line() const { return line_; }
+  int64_t line_number() const { return line_number_; }
+  const std::string& path() const { return path_; }
+
+  /// Throws input_error "<path>:<line>: <message>".
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  std::string line_;
+  std::vector<std::string_view> fields_;
+  int64_t line_number_ = 0;
+};
+
+/// Splits on spaces and tabs (and a trailing '\r').
+void split_whitespace(std::string_view s, std::vector<std::string_view>& out);
+
+}  // namespace pmx::io

@@ -1,0 +1,82 @@
+#include "test_support.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace pmx::test {
+
+packed_genotypes random_genotypes(int64_t n, int64_t k, double missing, uint64_t seed, bool adversarial) {
+  packed_genotypes g(n, k);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int64_t l = 0; l < k; ++l) {
+    const double p = 0.02 + 0.96 * u(rng);
+    for (int64_t i = 0; i < n; ++i) {
+      uint8_t code;
+      if (u(rng) < missing) code = code_missing;
+      else {
+        const int x = (u(rng) < p) + (u(rng) < p);
+        code = x == 2 ? code_hom_a1 : x == 1 ? code_het : code_hom_a2;
+      }
+      if (adversarial && k >= 2 && l == 0) code = code_missing;
+      if (adversarial && k >= 2 && l == 1 && code != code_missing) code = code_hom_a2;
+      g.set(i, l, code);
+    }
+  }
+  return g;
+}
+
+temp_dir::temp_dir() {
+  std::string templ = (std::filesystem::current_path() / "pmxtest.XXXXXX").string();
+  if (!::mkdtemp(templ.data())) throw std::runtime_error("mkdtemp failed");
+  dir_ = templ;
+}
+
+temp_dir::~temp_dir() {
+  std::error_code ec;
+  if (!std::getenv("PMX_KEEP_TEST_FILES")) std::filesystem::remove_all(dir_, ec);
+}
+
+int run(const std::string& command, const std::string& log) {
+  const std::string full = log.empty() ? command + " >/dev/null 2>&1" : command + " >" + log + " 2>&1";
+  const int r = std::system(full.c_str());
+  return WIFEXITED(r) ? WEXITSTATUS(r) : -1;
+}
+
+int panoramix(const std::string& args, const std::string& log) {
+  return run(std::string(PMX_BINARY) + " " + args, log);
+}
+
+std::string shared_data(const std::string& relative_prefix) {
+  const std::string p = std::string(PMX_SHARED_DATA) + "/" + relative_prefix;
+  return std::filesystem::exists(p + ".bed") ? p : std::string();
+}
+
+bool have_program(const std::string& name) { return run("command -v " + name) == 0; }
+
+template <class T>
+static std::vector<T> read_binary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  in.seekg(0, std::ios::end);
+  const auto bytes = static_cast<size_t>(in.tellg());
+  in.seekg(0);
+  std::vector<T> v(bytes / sizeof(T));
+  in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+  return v;
+}
+
+std::vector<double> read_doubles(const std::string& path) { return read_binary<double>(path); }
+std::vector<float> read_floats(const std::string& path) { return read_binary<float>(path); }
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace pmx::test

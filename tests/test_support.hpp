@@ -1,0 +1,47 @@
+// Shared helpers of the tests: random genotype matrices with adversarial content, temporary
+// directories, running the panoramix binary and PLINK, reading binary outputs.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "panoramix/packed_genotypes.hpp"
+
+namespace pmx::test {
+
+/// Random genotypes: each call missing with probability `missing`, else 0/1/2 from a per-variant
+/// frequency. Variant 0 is all-missing and variant 1 monomorphic when `adversarial` and k >= 2.
+packed_genotypes random_genotypes(int64_t n, int64_t k, double missing, uint64_t seed,
+                                  bool adversarial = true);
+
+/// Dosage (0/1/2) of a call, or -1 if missing.
+inline int dosage(const packed_genotypes& g, int64_t i, int64_t l) {
+  return dosage_of_code(g.view().code(i, l));
+}
+
+/// A fresh directory under the build tree's working directory, removed on destruction.
+class temp_dir {
+ public:
+  temp_dir();
+  ~temp_dir();
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+/// Runs a shell command; returns its exit status. Output goes to `log` if given.
+int run(const std::string& command, const std::string& log = {});
+/// Runs the panoramix binary with `args`; returns the exit status.
+int panoramix(const std::string& args, const std::string& log = {});
+/// Path of a dataset prefix under ../shared/data, or "" when it is absent.
+std::string shared_data(const std::string& relative_prefix);
+bool have_program(const std::string& name);
+
+std::vector<double> read_doubles(const std::string& path);
+std::vector<float> read_floats(const std::string& path);
+std::string read_text(const std::string& path);
+
+}  // namespace pmx::test
