@@ -59,12 +59,15 @@ void run_log::end() {
 void run_log::update(std::string_view stage, double fraction) {
   const auto now = clock::now();
   if (now - start_ < std::chrono::seconds(2)) return;
-  if (fraction < 1 && now - last_progress_ < std::chrono::milliseconds(500)) return;
+  // A terminal gets a line rewritten in place; a file or pipe one line every 10 seconds.
+  const bool tty = ::isatty(2);
+  if (now - last_progress_ < (tty ? std::chrono::milliseconds(500) : std::chrono::milliseconds(10000)))
+    return;
   last_progress_ = now;
-  std::fprintf(stderr, "\r%.*s: %3d%%", static_cast<int>(stage.size()), stage.data(),
-               static_cast<int>(fraction * 100));
+  std::fprintf(stderr, tty ? "\r%.*s: %3d%%" : "%.*s: %3d%%\n", static_cast<int>(stage.size()),
+               stage.data(), static_cast<int>(fraction * 100));
   std::fflush(stderr);
-  progress_shown_ = true;
+  progress_shown_ = tty;
 }
 
 void run_log::clear_progress() {

@@ -5,6 +5,26 @@
 #include "panoramix/error.hpp"
 
 namespace pmx {
+namespace {
+// PLINK writes a missing allele code ("0" in .bim) as ".".
+const char* allele(const std::string& a) { return a == "0" ? "." : a.c_str(); }
+
+// Six significant digits as PLINK 2 prints them: a value within rounding noise of a decimal
+// tie (e.g. 273/1920 = 0.1421875, not exact in binary) is rounded half-to-even on the decimal
+// digit, where printf would round the binary value (0.142187 here, PLINK 0.142188).
+void print_g6(output_file& f, double x) {
+  const double e = std::floor(std::log10(std::fabs(x)));
+  const double scale = std::pow(10.0, e - 5);
+  const double scaled = std::fabs(x) / scale;  // in [1e5, 1e6)
+  const double whole = std::floor(scaled);
+  if (std::fabs(scaled - whole - 0.5) < 1e-7) {
+    const double even = std::fmod(whole, 2.0) == 0 ? whole : whole + 1;
+    f.printf("%.6g", std::copysign(even * scale, x));
+    return;
+  }
+  f.printf("%.6g", x);
+}
+}  // namespace
 
 void write_afreq(output_group& out, const std::string& prefix, const plink_fileset& data,
                  const allele_frequencies& f) {
@@ -13,14 +33,16 @@ void write_afreq(output_group& out, const std::string& prefix, const plink_files
   for (int64_t j = 0; j < data.n_variants(); ++j) {
     const auto& v = data.variant(j);
     const double p = f.a1[j];
-    file.printf("%s\t%s\t%s\t%s\t", v.chrom.c_str(), v.id.c_str(), v.a2.c_str(), v.a1.c_str());
+    file.printf("%s\t%s\t%s\t%s\t", v.chrom.c_str(), v.id.c_str(), allele(v.a2), allele(v.a1));
     if (std::isnan(p)) file.write("nan");
-    else file.printf("%.6g", p);
+    else if (p == 0) file.write("0");
+    else print_g6(file, p);
     file.printf("\t%lld\n", static_cast<long long>(2 * f.counted[j].called()));
   }
 }
 
 namespace {
+
 void write_ids(output_file& file, const plink_fileset& data, bool header) {
   if (header) file.write("#FID\tIID\n");
   for (int64_t i = 0; i < data.n_samples(); ++i)

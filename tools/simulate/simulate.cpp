@@ -15,7 +15,7 @@
 namespace pmx::sim {
 namespace {
 
-constexpr int founders_per_population = 32;
+constexpr int founders_per_population = 128;
 // Per variant and haplotype: an event (at most one) that is a founder switch (recombination)
 // with probability switch_share, else a redraw of that one allele (mutation).
 constexpr double event_rate = 0.025;
@@ -125,7 +125,8 @@ std::vector<block> make_blocks(const genotype_params& p) {
 
 // Per-thread buffers, sized once per thread and reused for every block.
 struct scratch {
-  std::vector<double> pop_freq;   // [population][variant in block]: A1 frequency
+  std::vector<double> pop_freq;   // [population][variant in block]: ancestral-minor frequency
+  std::vector<uint8_t> flip;      // [variant in block]: 1 when A1 is the ancestral-major allele
   std::vector<uint8_t> founder;   // [population][founder][variant in block]: 1 = carries A1
   std::vector<uint8_t> dosage;    // [4 samples][variant in block]
   double latent[founders_per_population];
@@ -137,12 +138,13 @@ void draw_frequencies(const genotype_params& p, const block& b, rng& r, scratch&
   const double f0 = (4 / M_PI) * std::asin(std::sqrt(p.min_maf));  // folded arcsine CDF
   for (int v = 0; v < b.length; ++v) {
     const double maf = std::pow(std::sin(M_PI / 4 * (f0 + (1 - f0) * r.uniform())), 2);
-    double anc = r.uniform() < 0.5 ? maf : 1 - maf;
-    const bool mono = r.uniform() < p.monomorphic_fraction;
-    if (mono) anc = anc >= 0.5 ? 1.0 : 0.0;
+    // Minor alleles sit on the low side of the latents, so those of nearby variants nest as on
+    // a genealogy; which allele is A1 is a coin flip.
+    s.flip[v] = r.uniform() < 0.5;
+    const double anc = r.uniform() < p.monomorphic_fraction ? 0.0 : maf;
     for (int k = 0; k < p.n_populations; ++k) {
       double pk = anc;
-      if (p.fst > 0 && anc > 0 && anc < 1) {
+      if (p.fst > 0 && anc > 0) {
         const double scale = (1 - p.fst) / p.fst;
         pk = beta_draw(anc * scale, (1 - anc) * scale, r);
       }
@@ -151,8 +153,8 @@ void draw_frequencies(const genotype_params& p, const block& b, rng& r, scratch&
   }
 }
 
-// Founders' latents stay stratified (one per 1/K stratum), so the pool carries A1 at
-// floor or ceil of K * frequency: small pools would otherwise add heavy drift.
+// Founders' latents stay stratified (one per 1/K stratum), so the pool carries the minor allele
+// at floor or ceil of K * frequency: a plain random pool would add drift of order 1/K.
 void draw_founders(const genotype_params& p, const block& b, rng& r, scratch& s) {
   constexpr int K = founders_per_population;
   for (int k = 0; k < p.n_populations; ++k) {
@@ -172,15 +174,16 @@ void draw_founders(const genotype_params& p, const block& b, rng& r, scratch& s)
           s.latent[s.redraw[i]] = (s.vacated[i] + r.uniform()) / K;
         }
       }
-      for (int f = 0; f < K; ++f) out[static_cast<size_t>(f) * b.length + v] = s.latent[f] < freq[v];
+      for (int f = 0; f < K; ++f)
+        out[static_cast<size_t>(f) * b.length + v] = (s.latent[f] < freq[v]) ^ s.flip[v];
     }
   }
 }
 
 // Adds one haplotype's A1 alleles over the block to `dos`: runs copied from one founder,
 // broken by events at geometric gaps.
-void add_haplotype(const uint8_t* pool, const double* freq, int length, const gap_sampler& gaps,
-                   rng& r, uint8_t* dos) {
+void add_haplotype(const uint8_t* pool, const double* freq, const uint8_t* flip, int length,
+                   const gap_sampler& gaps, rng& r, uint8_t* dos) {
   const uint8_t* src = pool + static_cast<size_t>(r.below(founders_per_population)) * length;
   int64_t v = 0;
   for (;;) {
@@ -191,7 +194,7 @@ void add_haplotype(const uint8_t* pool, const double* freq, int length, const ga
       src = pool + static_cast<size_t>(r.below(founders_per_population)) * length;
       dos[v] += src[v];
     } else {
-      dos[v] += r.uniform() < freq[v];
+      dos[v] += (r.uniform() < freq[v]) ^ flip[v];
     }
     ++v;
   }
@@ -227,8 +230,8 @@ void simulate_block(const genotype_params& p, const block& b, uint64_t index,
       const uint8_t* pool = s.founder.data() + k * pool_size;
       const double* freq = s.pop_freq.data() + static_cast<size_t>(k) * b.length;
       uint8_t* dos = s.dosage.data() + static_cast<size_t>(t) * b.length;
-      add_haplotype(pool, freq, b.length, gaps, r, dos);
-      add_haplotype(pool, freq, b.length, gaps, r, dos);
+      add_haplotype(pool, freq, s.flip.data(), b.length, gaps, r, dos);
+      add_haplotype(pool, freq, s.flip.data(), b.length, gaps, r, dos);
     }
     for (int v = 0; v < b.length; ++v) {
       uint8_t byte = 0;
@@ -312,6 +315,7 @@ dataset simulate_genotypes(const genotype_params& p, int threads) {
       s.pop_freq.resize(static_cast<size_t>(p.n_populations) * longest);
       s.founder.resize(static_cast<size_t>(p.n_populations) * founders_per_population * longest);
       s.dosage.resize(4 * static_cast<size_t>(longest));
+      s.flip.resize(static_cast<size_t>(longest));
     } catch (...) {
       record();
     }

@@ -58,7 +58,7 @@ planes make_planes(const sample_major_view& g, int64_t rows_padded, int threads)
 }
 
 // 4x4 tile of pair sums over words [w0, w1).
-__attribute__((target_clones("arch=icelake-server", "arch=haswell", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "popcnt", "default")))
 void tile_products(const uint64_t* const* pi, const uint64_t* const* pj, const uint64_t* const* spj,
                    int64_t w0, int64_t w1, int64_t acc[4][4]) {
   for (int a = 0; a < 4; ++a)
@@ -70,7 +70,7 @@ void tile_products(const uint64_t* const* pi, const uint64_t* const* pj, const u
     }
 }
 
-__attribute__((target_clones("arch=icelake-server", "arch=haswell", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "popcnt", "default")))
 void tile_counts(const uint64_t* const* ci, const uint64_t* const* cj, int64_t w0, int64_t w1,
                  int64_t acc[4][4]) {
   for (int a = 0; a < 4; ++a)

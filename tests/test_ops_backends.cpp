@@ -1,0 +1,176 @@
+// Every op: hand-checked values on the reference backend, then the cpu backend against reference
+// on random and adversarial shapes (sizes around multiples of 4/32/64/128, one sample, one
+// variant, all-missing and monomorphic variants).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "panoramix/ops/allele_counts.hpp"
+#include "panoramix/ops/crossprod.hpp"
+#include "panoramix/ops/table_products.hpp"
+#include "test_support.hpp"
+
+using namespace pmx;
+
+namespace {
+
+const executor ref = executor::reference();
+const executor cpu(backend::cpu, 2);
+
+const std::vector<int64_t> sample_sizes = {1, 3, 4, 5, 31, 32, 33, 63, 64, 65, 127, 128, 129, 301};
+const std::vector<int64_t> variant_sizes = {1, 2, 5, 31, 32, 33, 64, 65, 129, 700};
+
+// 3 samples x 4 variants, dosages (missing = -1):
+//   s0:  2  1 -1  0
+//   s1:  0  1  2  2
+//   s2: -1  2  2  1
+packed_genotypes hand_example() {
+  const int x[3][4] = {{2, 1, -1, 0}, {0, 1, 2, 2}, {-1, 2, 2, 1}};
+  packed_genotypes g(3, 4);
+  for (int i = 0; i < 3; ++i)
+    for (int l = 0; l < 4; ++l)
+      g.set(i, l, x[i][l] < 0 ? code_missing : x[i][l] == 2 ? code_hom_a1 : x[i][l] == 1 ? code_het : code_hom_a2);
+  return g;
+}
+
+}  // namespace
+
+TEST(ReferenceOps, HandExample) {
+  const auto g = hand_example();
+  std::vector<variant_counts> c(4);
+  allele_counts(ref, g.view(), {}, c);
+  EXPECT_EQ(c[0], (variant_counts{1, 0, 1, 1}));
+  EXPECT_EQ(c[1], (variant_counts{1, 2, 0, 0}));
+  EXPECT_EQ(c[2], (variant_counts{2, 0, 0, 1}));
+  EXPECT_EQ(c[3], (variant_counts{1, 1, 1, 0}));
+
+  const auto t = transpose_to_sample_major(g.view(), 1);
+  std::vector<int32_t> S(9, 0), N(9, 0);
+  crossprod_samples(ref, t.view(), {S.data(), N.data(), 3});
+  // S = Σ x_i x_j over jointly called; N = jointly called count (lower triangle).
+  EXPECT_EQ(S[0], 4 + 1 + 0);          // s0·s0
+  EXPECT_EQ(S[3], 0 + 1 + 0);          // s1·s0
+  EXPECT_EQ(S[4], 0 + 1 + 4 + 4);      // s1·s1
+  EXPECT_EQ(S[6], 2 + 0);              // s2·s0 (variants 1 and 3)
+  EXPECT_EQ(S[7], 2 + 4 + 2);          // s2·s1
+  EXPECT_EQ(N[0], 3);
+  EXPECT_EQ(N[3], 3);
+  EXPECT_EQ(N[6], 2);
+  EXPECT_EQ(N[7], 3);
+  EXPECT_EQ(N[8], 3);
+
+  // Table crossprod with z = dosage (missing 0) reproduces S.
+  std::vector<code_table> tab(4, code_table{2, 0, 1, 0});
+  std::vector<double> C(9, 0);
+  table_crossprod(ref, g.view(), tab, C.data(), 3);
+  EXPECT_DOUBLE_EQ(C[7], 8);
+  std::vector<double> y(3, 0);
+  table_rowsums(ref, g.view(), tab, y);
+  EXPECT_DOUBLE_EQ(y[0], 3);
+  EXPECT_DOUBLE_EQ(y[2], 5);
+  // missing_crossprod: Y[j][i] = Σ_{l: j missing} z_il; s0 misses variant 2, s2 misses variant 0.
+  std::vector<double> Y(9, 0), R(9, 0), r = {10, 20, 30, 40};
+  missing_crossprod(ref, g.view(), tab, r, Y.data(), R.data(), 3);
+  EXPECT_DOUBLE_EQ(Y[0 * 3 + 1], 2);  // z(s1, v2)
+  EXPECT_DOUBLE_EQ(Y[0 * 3 + 2], 2);  // z(s2, v2)
+  EXPECT_DOUBLE_EQ(Y[2 * 3 + 0], 2);  // z(s0, v0)
+  EXPECT_DOUBLE_EQ(Y[2 * 3 + 1], 0);  // z(s1, v0)
+  EXPECT_DOUBLE_EQ(R[0], 30);
+  EXPECT_DOUBLE_EQ(R[8], 10);
+  EXPECT_DOUBLE_EQ(R[6], 0);
+}
+
+TEST(Transpose, MatchesCodesAndPadsWithMissing) {
+  for (int64_t n : sample_sizes)
+    for (int64_t k : variant_sizes) {
+      const auto g = test::random_genotypes(n, k, 0.1, 100 * n + k);
+      const auto t = transpose_to_sample_major(g.view(), 2);
+      const auto v = t.view();
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t l = 0; l < k; ++l) ASSERT_EQ(v.code(i, l), g.view().code(i, l)) << n << "x" << k;
+        for (int64_t l = k; l < v.row_words * 32; ++l) ASSERT_EQ(v.code(i, l), code_missing);
+      }
+    }
+}
+
+TEST(CpuBackend, AlleleCountsMatchReference) {
+  for (int64_t n : sample_sizes)
+    for (int64_t k : {1, 5, 33, 130}) {
+      const auto g = test::random_genotypes(n, k, 0.1, 7 * n + k);
+      std::vector<uint8_t> mask(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) mask[i] = (i * 7) % 3 != 0;
+      for (bool masked : {false, true}) {
+        std::vector<variant_counts> a(k), b(k);
+        const std::span<const uint8_t> m = masked ? std::span<const uint8_t>(mask) : std::span<const uint8_t>();
+        allele_counts(ref, g.view(), m, a);
+        allele_counts(cpu, g.view(), m, b);
+        ASSERT_EQ(a, b) << n << "x" << k << " masked=" << masked;
+      }
+    }
+}
+
+TEST(CpuBackend, CrossprodMatchesReferenceExactly) {
+  for (int64_t n : sample_sizes)
+    for (int64_t k : variant_sizes) {
+      if (n * n * k > 30'000'000) continue;
+      const auto g = test::random_genotypes(n, k, 0.07, 31 * n + k);
+      const auto t = transpose_to_sample_major(g.view(), 2);
+      std::vector<int32_t> S1(n * n, 0), N1(n * n, 0), S2(n * n, 5), N2(n * n, 5);
+      crossprod_samples(ref, t.view(), {S1.data(), N1.data(), n});
+      crossprod_samples(cpu, t.view(), {S2.data(), N2.data(), n});  // accumulates onto 5
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j <= i; ++j) {
+          ASSERT_EQ(S1[i * n + j] + 5, S2[i * n + j]) << n << "x" << k << " (" << i << "," << j << ")";
+          ASSERT_EQ(N1[i * n + j] + 5, N2[i * n + j]) << n << "x" << k << " (" << i << "," << j << ")";
+        }
+      // Upper triangle untouched.
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = i + 1; j < n; ++j) ASSERT_EQ(S2[i * n + j], 5);
+    }
+}
+
+TEST(CpuBackend, CrossprodLongBlockCrossesChunks) {
+  // More than one 512-word chunk (16,384 variants) and a tile remainder.
+  const int64_t n = 9, k = 40'000;
+  const auto g = test::random_genotypes(n, k, 0.02, 99);
+  const auto t = transpose_to_sample_major(g.view(), 2);
+  std::vector<int32_t> S1(n * n, 0), N1(n * n, 0), S2(n * n, 0), N2(n * n, 0);
+  crossprod_samples(ref, t.view(), {S1.data(), N1.data(), n});
+  crossprod_samples(cpu, t.view(), {S2.data(), N2.data(), n});
+  EXPECT_EQ(S1, S2);
+  EXPECT_EQ(N1, N2);
+}
+
+TEST(CpuBackend, TableProductsMatchReference) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> nd;
+  for (int64_t n : {1, 4, 5, 33, 64, 129, 301})
+    for (int64_t k : {1, 2, 33, 65, 700}) {
+      const auto g = test::random_genotypes(n, k, 0.08, 13 * n + k);
+      std::vector<code_table> tab(k);
+      std::vector<double> r(k);
+      for (int64_t l = 0; l < k; ++l) {
+        tab[l] = {nd(rng), 0.0, nd(rng), nd(rng)};
+        r[l] = nd(rng);
+      }
+      std::vector<double> C1(n * n, 0), C2(n * n, 0), y1(n, 0), y2(n, 0);
+      table_crossprod(ref, g.view(), tab, C1.data(), n);
+      table_crossprod(cpu, g.view(), tab, C2.data(), n);
+      table_rowsums(ref, g.view(), tab, y1);
+      table_rowsums(cpu, g.view(), tab, y2);
+      std::vector<double> Y1(n * n, 0), Y2(n * n, 0), R1(n * n, 0), R2(n * n, 0);
+      missing_crossprod(ref, g.view(), tab, r, Y1.data(), R1.data(), n);
+      missing_crossprod(cpu, g.view(), tab, r, Y2.data(), R2.data(), n);
+      const double scale = std::sqrt(double(k)) + 1;
+      for (int64_t i = 0; i < n; ++i) {
+        EXPECT_NEAR(y1[i], y2[i], 1e-12 * scale);
+        for (int64_t j = 0; j < n; ++j) {
+          if (j <= i) {
+            ASSERT_NEAR(C1[i * n + j], C2[i * n + j], 1e-12 * k) << n << "x" << k;
+            ASSERT_NEAR(R1[i * n + j], R2[i * n + j], 1e-12 * scale);
+          }
+          ASSERT_NEAR(Y1[i * n + j], Y2[i * n + j], 1e-12 * scale);
+        }
+      }
+    }
+}
