@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <set>
 
-#include "simulate/simulate.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/plink_write.hpp"
+#include "simulate/simulate.hpp"
 #include "test_support.hpp"
 
 namespace pmx {
@@ -182,7 +182,7 @@ TEST(Simulate, AlleleFrequencySpectrum) {
   EXPECT_GT(mean_maf, 0.12);  // folded arcsine truncated at 0.01 has mean ~0.19
   EXPECT_LT(mean_maf, 0.26);
   EXPECT_GT(polymorphic, g.n_variants * 97 / 100);
-  EXPECT_GT(rare, g.n_variants / 10);    // U-shaped: both tails well filled
+  EXPECT_GT(rare, g.n_variants / 10);  // U-shaped: both tails well filled
   EXPECT_GT(common, g.n_variants / 10);
 
   // A narrow spectrum without structure stays narrow; forced monomorphic variants are.
@@ -200,7 +200,8 @@ TEST(Simulate, AlleleFrequencySpectrum) {
       EXPECT_GT(maf, 0.3) << "variant " << j;
     }
   }
-  EXPECT_NEAR(static_cast<double>(mono) / p.n_variants, 0.3, 5 * std::sqrt(0.3 * 0.7 / p.n_variants));
+  EXPECT_NEAR(static_cast<double>(mono) / p.n_variants, 0.3,
+              5 * std::sqrt(0.3 * 0.7 / p.n_variants));
 }
 
 TEST(Simulate, LinkageInsideBlocksOnly) {
@@ -286,7 +287,8 @@ TEST(PlinkWrite, ZeroesPaddingOfStridedViews) {
   const variant_major_view g{bytes.data(), 5, 2, 4};
   std::vector<sample_record> samples(5);
   for (int i = 0; i < 5; ++i) samples[i] = {"f", "i" + std::to_string(i), "0", "0", 0, "-9"};
-  std::vector<variant_record> variants = {{"1", "a", 0.5, 10, "A", "G"}, {"1", "b", 0, 20, "C", "T"}};
+  std::vector<variant_record> variants = {{"1", "a", 0.5, 10, "A", "G"},
+                                          {"1", "b", 0, 20, "C", "T"}};
   write_plink_fileset(dir.path("s"), samples, variants, g);
   const std::string bed = test::read_text(dir.path("s.bed"));
   EXPECT_EQ(bed, std::string("\x6c\x1b\x01\xe4\x03\x1b\x02", 7));
@@ -297,9 +299,9 @@ TEST(PlinkWrite, ZeroesPaddingOfStridedViews) {
 TEST(PlinkWrite, FailureLeavesNoFiles) {
   test::temp_dir dir;
   const sim::dataset d = simulate_genotypes(small(3, 2), 1);
-  EXPECT_THROW(write_plink_fileset(dir.path("missing_dir/x"), d.samples, d.variants,
-                                   d.genotypes.view()),
-               io_error);
+  EXPECT_THROW(
+      write_plink_fileset(dir.path("missing_dir/x"), d.samples, d.variants, d.genotypes.view()),
+      io_error);
   std::vector<sample_record> bad = d.samples;
   bad[1].iid = "has space";
   EXPECT_THROW(write_plink_fileset(dir.path("x"), bad, d.variants, d.genotypes.view()),

@@ -12,7 +12,8 @@ namespace pmx {
 namespace {
 
 // A field with whitespace or an empty one would shift the columns when read back.
-void check_field(const std::string& value, const char* what, const std::string& path, size_t index) {
+void check_field(const std::string& value, const char* what, const std::string& path,
+                 size_t index) {
   const bool bad = value.empty() || std::any_of(value.begin(), value.end(), [](char c) {
                      return c == ' ' || c == '\t' || c == '\n' || c == '\r';
                    });

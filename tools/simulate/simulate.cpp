@@ -20,7 +20,7 @@ constexpr int founders_per_population = 128;
 // with probability switch_share, else a redraw of that one allele (mutation).
 constexpr double event_rate = 0.025;
 constexpr double switch_share = 0.8;
-constexpr int64_t base_spacing = 1000;   // bp between consecutive variants, before jitter
+constexpr int64_t base_spacing = 1000;  // bp between consecutive variants, before jitter
 constexpr int64_t no_event = int64_t{1} << 40;
 
 uint64_t splitmix64(uint64_t& x) {
@@ -73,7 +73,8 @@ class gap_sampler {
   int64_t next(rng& r, int64_t left) const {
     if (log1m_ == 0) return no_event;
     const double u = r.uniform_open();
-    if (left < static_cast<int64_t>(none_within_.size()) && u <= none_within_[left]) return no_event;
+    if (left < static_cast<int64_t>(none_within_.size()) && u <= none_within_[left])
+      return no_event;
     const double g = std::floor(std::log(u) / log1m_);
     return g < static_cast<double>(no_event) ? static_cast<int64_t>(g) : no_event;
   }
@@ -117,18 +118,18 @@ std::vector<block> make_blocks(const genotype_params& p) {
     };
     const int64_t begin = edge(c), end = edge(c + 1);
     for (int64_t j = begin; j < end; j += p.ld_block_length)
-      blocks.push_back({j, j - begin, static_cast<int>(std::min<int64_t>(p.ld_block_length, end - j)),
-                        c + 1});
+      blocks.push_back(
+          {j, j - begin, static_cast<int>(std::min<int64_t>(p.ld_block_length, end - j)), c + 1});
   }
   return blocks;
 }
 
 // Per-thread buffers, sized once per thread and reused for every block.
 struct scratch {
-  std::vector<double> pop_freq;   // [population][variant in block]: ancestral-minor frequency
-  std::vector<uint8_t> flip;      // [variant in block]: 1 when A1 is the ancestral-major allele
-  std::vector<uint8_t> founder;   // [population][founder][variant in block]: 1 = carries A1
-  std::vector<uint8_t> dosage;    // [4 samples][variant in block]
+  std::vector<double> pop_freq;  // [population][variant in block]: ancestral-minor frequency
+  std::vector<uint8_t> flip;     // [variant in block]: 1 when A1 is the ancestral-major allele
+  std::vector<uint8_t> founder;  // [population][founder][variant in block]: 1 = carries A1
+  std::vector<uint8_t> dosage;   // [4 samples][variant in block]
   double latent[founders_per_population];
   int stratum[founders_per_population], redraw[founders_per_population],
       vacated[founders_per_population];
@@ -201,7 +202,8 @@ void add_haplotype(const uint8_t* pool, const double* freq, const uint8_t* flip,
 }
 
 void simulate_block(const genotype_params& p, const block& b, uint64_t index,
-                    const std::vector<int>& pop_of, const gap_sampler& gaps, dataset& d, scratch& s) {
+                    const std::vector<int>& pop_of, const gap_sampler& gaps, dataset& d,
+                    scratch& s) {
   rng r(p.seed, index);
   // Variant records: positions strictly increase within a chromosome (jitter < spacing).
   static const char bases[4] = {'A', 'C', 'G', 'T'};
@@ -247,7 +249,8 @@ void simulate_block(const genotype_params& p, const block& b, uint64_t index,
       uint8_t* row = d.genotypes.row(b.first + v);
       for (int64_t i = miss.next(r, n); i < n; i += 1 + miss.next(r, n - i - 1)) {
         const int shift = 2 * static_cast<int>(i & 3);
-        row[i >> 2] = static_cast<uint8_t>((row[i >> 2] & ~(3u << shift)) | (code_missing << shift));
+        row[i >> 2] =
+            static_cast<uint8_t>((row[i >> 2] & ~(3u << shift)) | (code_missing << shift));
       }
     }
   }
@@ -260,8 +263,13 @@ void require(bool ok, const std::string& message) {
 }  // namespace
 
 void validate(const genotype_params& p) {
-  const auto num = [](double x) { return std::to_string(x); };
-  require(p.n_samples >= 1, "number of samples must be at least 1, got " + std::to_string(p.n_samples));
+  const auto num = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", x);
+    return std::string(buf);
+  };
+  require(p.n_samples >= 1,
+          "number of samples must be at least 1, got " + std::to_string(p.n_samples));
   require(p.n_variants >= 1,
           "number of variants must be at least 1, got " + std::to_string(p.n_variants));
   require(p.missing_rate >= 0 && p.missing_rate < 1,
@@ -275,7 +283,8 @@ void validate(const genotype_params& p) {
           "LD block length must be at least 1 variant, got " + std::to_string(p.ld_block_length));
   require(p.ld_strength >= 0 && p.ld_strength <= 1,
           "LD strength must be in [0, 1], got " + num(p.ld_strength));
-  require(p.min_maf >= 0 && p.min_maf <= 0.5, "minimum MAF must be in [0, 0.5], got " + num(p.min_maf));
+  require(p.min_maf >= 0 && p.min_maf <= 0.5,
+          "minimum MAF must be in [0, 0.5], got " + num(p.min_maf));
   require(p.monomorphic_fraction >= 0 && p.monomorphic_fraction <= 1,
           "monomorphic fraction must be in [0, 1], got " + num(p.monomorphic_fraction));
 }
