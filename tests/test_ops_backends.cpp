@@ -8,6 +8,7 @@
 #include "panoramix/ops/allele_counts.hpp"
 #include "panoramix/ops/crossprod.hpp"
 #include "panoramix/ops/table_products.hpp"
+#include "ops/crossprod/popcount_tiles.hpp"
 #include "test_support.hpp"
 
 using namespace pmx;
@@ -46,7 +47,7 @@ TEST(ReferenceOps, HandExample) {
 
   const auto t = transpose_to_sample_major(g.view(), 1);
   std::vector<int32_t> S(9, 0), N(9, 0);
-  crossprod_samples(ref, t.view(), {S.data(), N.data(), 3});
+  crossprod_symmetric(ref, t.view(), {.S = S.data(), .N = N.data(), .ld = 3});
   // S = Σ x_i x_j over jointly called; N = jointly called count (lower triangle).
   EXPECT_EQ(S[0], 4 + 1 + 0);          // s0·s0
   EXPECT_EQ(S[3], 0 + 1 + 0);          // s1·s0
@@ -86,6 +87,8 @@ TEST(Transpose, MatchesCodesAndPadsWithMissing) {
       const auto g = test::random_genotypes(n, k, 0.1, 100 * n + k);
       const auto t = transpose_to_sample_major(g.view(), 2);
       const auto v = t.view();
+      ASSERT_EQ(v.n_rows, n);
+      ASSERT_EQ(v.n_cols, k);
       for (int64_t i = 0; i < n; ++i) {
         for (int64_t l = 0; l < k; ++l) ASSERT_EQ(v.code(i, l), g.view().code(i, l)) << n << "x" << k;
         for (int64_t l = k; l < v.row_words * 32; ++l) ASSERT_EQ(v.code(i, l), code_missing);
@@ -109,37 +112,84 @@ TEST(CpuBackend, AlleleCountsMatchReference) {
     }
 }
 
-TEST(CpuBackend, CrossprodMatchesReferenceExactly) {
+namespace {
+struct crossprod_sums {
+  std::vector<int32_t> S, N, U, V;
+  crossprod_sums(int64_t rows, int64_t cols, int32_t init)
+      : S(rows * cols, init), N(rows * cols, init), U(rows * cols, init), V(rows * cols, init) {}
+  crossprod_outputs outputs(int64_t ld) { return {S.data(), N.data(), U.data(), V.data(), ld}; }
+};
+}  // namespace
+
+// Every instruction set the CPU supports (AVX-512, AVX2, scalar) against the reference.
+class CrossprodIsa : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { kernels::cpu::set_popcount_isa(GetParam()); }
+  void TearDown() override { kernels::cpu::set_popcount_isa(""); }
+};
+
+TEST_P(CrossprodIsa, SymmetricMatchesReferenceExactly) {
   for (int64_t n : sample_sizes)
     for (int64_t k : variant_sizes) {
       if (n * n * k > 30'000'000) continue;
       const auto g = test::random_genotypes(n, k, 0.07, 31 * n + k);
       const auto t = transpose_to_sample_major(g.view(), 2);
-      std::vector<int32_t> S1(n * n, 0), N1(n * n, 0), S2(n * n, 5), N2(n * n, 5);
-      crossprod_samples(ref, t.view(), {S1.data(), N1.data(), n});
-      crossprod_samples(cpu, t.view(), {S2.data(), N2.data(), n});  // accumulates onto 5
+      crossprod_sums r(n, n, 0), c(n, n, 5);
+      crossprod_symmetric(ref, t.view(), r.outputs(n));
+      crossprod_symmetric(cpu, t.view(), c.outputs(n));  // accumulates onto 5
       for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j <= i; ++j) {
-          ASSERT_EQ(S1[i * n + j] + 5, S2[i * n + j]) << n << "x" << k << " (" << i << "," << j << ")";
-          ASSERT_EQ(N1[i * n + j] + 5, N2[i * n + j]) << n << "x" << k << " (" << i << "," << j << ")";
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t at = i * n + j;
+          if (j <= i) {
+            ASSERT_EQ(r.S[at] + 5, c.S[at]) << n << "x" << k << " S(" << i << "," << j << ")";
+            ASSERT_EQ(r.N[at] + 5, c.N[at]) << n << "x" << k << " N(" << i << "," << j << ")";
+          } else {
+            ASSERT_EQ(c.S[at], 5) << "upper triangle of S must stay untouched";
+            ASSERT_EQ(c.N[at], 5);
+          }
+          ASSERT_EQ(r.U[at] + 5, c.U[at]) << n << "x" << k << " U(" << i << "," << j << ")";
+          ASSERT_EQ(r.V[at] + 5, c.V[at]) << n << "x" << k << " V(" << i << "," << j << ")";
         }
-      // Upper triangle untouched.
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = i + 1; j < n; ++j) ASSERT_EQ(S2[i * n + j], 5);
     }
 }
 
-TEST(CpuBackend, CrossprodLongBlockCrossesChunks) {
-  // More than one 512-word chunk (16,384 variants) and a tile remainder.
+TEST_P(CrossprodIsa, RectangularMatchesReferenceExactly) {
+  for (int64_t ra : {1, 5, 33, 70})
+    for (int64_t rb : {1, 4, 67, 130})
+      for (int64_t cols : {1, 31, 33, 257, 1100}) {
+        const auto a = test::random_genotypes(cols, ra, 0.05, ra * 7 + cols);
+        const auto b = test::random_genotypes(cols, rb, 0.05, rb * 11 + cols + 1);
+        // Rows = variants: the .bed rows re-aligned to words (the LD orientation).
+        const auto A = word_aligned_variant_rows(a.view(), 2), B = word_aligned_variant_rows(b.view(), 2);
+        crossprod_sums r(ra, rb, 0), c(ra, rb, 0);
+        crossprod(ref, A.view(), B.view(), r.outputs(rb));
+        crossprod(cpu, A.view(), B.view(), c.outputs(rb));
+        ASSERT_EQ(r.S, c.S) << ra << "x" << rb << " over " << cols;
+        ASSERT_EQ(r.N, c.N) << ra << "x" << rb << " over " << cols;
+        ASSERT_EQ(r.U, c.U) << ra << "x" << rb << " over " << cols;
+        ASSERT_EQ(r.V, c.V) << ra << "x" << rb << " over " << cols;
+      }
+}
+
+TEST_P(CrossprodIsa, LongRowsCrossChunks) {
+  // More than one 512-word chunk (16,384 calls), a tile remainder, only some outputs.
   const int64_t n = 9, k = 40'000;
   const auto g = test::random_genotypes(n, k, 0.02, 99);
   const auto t = transpose_to_sample_major(g.view(), 2);
-  std::vector<int32_t> S1(n * n, 0), N1(n * n, 0), S2(n * n, 0), N2(n * n, 0);
-  crossprod_samples(ref, t.view(), {S1.data(), N1.data(), n});
-  crossprod_samples(cpu, t.view(), {S2.data(), N2.data(), n});
+  std::vector<int32_t> S1(n * n, 0), S2(n * n, 0), V1(n * n, 0), V2(n * n, 0);
+  crossprod_symmetric(ref, t.view(), {.S = S1.data(), .V = V1.data(), .ld = n});
+  crossprod_symmetric(cpu, t.view(), {.S = S2.data(), .V = V2.data(), .ld = n});
   EXPECT_EQ(S1, S2);
-  EXPECT_EQ(N1, N2);
+  EXPECT_EQ(V1, V2);
 }
+
+std::vector<std::string> isa_names() {
+  std::vector<std::string> names;
+  for (const auto& t : kernels::cpu::supported_popcount_tiles()) names.push_back(t.isa);
+  return names;
+}
+INSTANTIATE_TEST_SUITE_P(SupportedIsas, CrossprodIsa, ::testing::ValuesIn(isa_names()),
+                         [](const auto& info) { return info.param; });
 
 TEST(CpuBackend, TableProductsMatchReference) {
   std::mt19937_64 rng(5);

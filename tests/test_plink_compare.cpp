@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -47,6 +48,12 @@ int run_once(const std::string& command, const std::string& log) {
 
 std::string pmx_bin() { return PMX_BINARY; }
 
+std::string sci(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3e", x);
+  return buf;
+}
+
 // ------------------------------------------------------------------------------------------------
 // Datasets
 
@@ -76,13 +83,13 @@ std::string make_generated_set(const std::string& prefix, const std::string& kin
   std::vector<sample_record> samples(n);
   for (int64_t i = 0; i < n; ++i) {
     auto& s = samples[i];
-    s.fid = "fam" + std::to_string(i / 10);
-    s.iid = "ind" + std::to_string(i);
+    s.fid = std::string("fam") + std::to_string(i / 10);
+    s.iid = std::string("ind") + std::to_string(i);
     s.father = s.mother = "0";
     const int64_t first = (i / 10) * 10;
     if (i % 5 == 4 && i >= 10 && i - first >= 2) {  // parents: earlier members of the family
-      s.father = "ind" + std::to_string(first);
-      s.mother = "ind" + std::to_string(first + 1);
+      s.father = std::string("ind") + std::to_string(first);
+      s.mother = std::string("ind") + std::to_string(first + 1);
     }
     s.sex = haploid ? static_cast<int>(i % 3) : 0;
     s.phenotype = "-9";
@@ -96,7 +103,7 @@ std::string make_generated_set(const std::string& prefix, const std::string& kin
     auto& v = variants[j];
     // Contiguous blocks (plink2 refuses split chromosomes); variants 0 and 1 on chromosome 1.
     v.chrom = names[j * 10 / k];
-    v.id = "v" + std::to_string(j);
+    v.id = std::string("v") + std::to_string(j);
     v.pos = 1000 + j;
     v.a1 = (j % 2) ? "A" : "C";
     v.a2 = (j % 2) ? "G" : "T";
@@ -269,7 +276,7 @@ void expect_same_afreq(const std::string& ours, const std::string& plink) {
   }
   EXPECT_EQ(bad, 0) << bad << " of " << a.size() << " rows differ (" << ours << " vs " << plink
                     << "), first:" << first;
-  ::testing::Test::RecordProperty("afreq_max_abs_diff", std::to_string(max_diff));
+  ::testing::Test::RecordProperty("afreq_max_abs_diff", sci(max_diff));
   ::testing::Test::RecordProperty("afreq_nan_rows", std::to_string(nan_rows));
 }
 
@@ -305,7 +312,7 @@ void expect_close_square(const std::string& ours, const std::string& theirs, int
   EXPECT_EQ(nan_mismatch, 0) << "entries NaN on one side only: " << ours << " vs " << theirs;
   EXPECT_LE(max_diff, tol) << ours << " vs " << theirs << ": worst at (" << where / n << ", "
                            << where % n << "): " << a[where] << " vs " << b[where];
-  ::testing::Test::RecordProperty("max_abs_diff", std::to_string(max_diff));
+  ::testing::Test::RecordProperty("max_abs_diff", sci(max_diff));
 }
 
 /// GCTA float32 lower triangles: the same double rounded to float32 on both sides can differ by
@@ -553,8 +560,10 @@ TEST_F(SubsetCompare, KeepIidHeaderMatchesPlink2WithFidIidKeep) {
 // VanRaden against an oracle computed here from the .bed bytes
 
 TEST(VanRadenOracle, SimulatedWithMissingCalls) {
-  const dataset& d = datasets()[6];  // sim600x8000, 5% missing calls
-  ASSERT_EQ(d.name, "sim600x8000");
+  const auto it = std::find_if(datasets().begin(), datasets().end(),
+                               [](const dataset& x) { return x.name == "sim600x8000"; });
+  ASSERT_NE(it, datasets().end());
+  const dataset& d = *it;  // 600 samples x 8000 variants, 5% missing calls
   const std::string input = prefix_of(d);
   const std::string out = work().path("vanraden.pmx");
   ASSERT_EQ(panoramix("grm --method vanraden --bfile " + shq(input) + " --threads 2 --out " + shq(out),
@@ -635,7 +644,7 @@ TEST(VanRadenOracle, SimulatedWithMissingCalls) {
     }
   }
   EXPECT_LE(max_diff, 1e-10) << "worst at (" << wi << ", " << wj << "): " << G[wi * n + wj];
-  ::testing::Test::RecordProperty("max_abs_diff", std::to_string(max_diff));
+  ::testing::Test::RecordProperty("max_abs_diff", sci(max_diff));
   expect_same_ids(out + ".rel.id", input + ".fam");
 }
 

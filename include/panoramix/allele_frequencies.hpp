@@ -11,18 +11,21 @@ namespace pmx {
 
 struct frequency_options {
   bool nonfounders = false;  ///< PLINK --nonfounders: count every sample, not only founders
+  chromosome_set chromosomes = chromosome_set::human();
   int64_t block_variants = 16384;
 };
 
 struct allele_frequencies {
-  std::vector<variant_counts> counted;  ///< counts over the samples frequencies come from
-  std::vector<int64_t> missing_all;     ///< missing calls per variant over all kept samples
-  std::vector<double> a1;               ///< A1 frequency; NaN where no counted sample has a call
+  std::vector<int64_t> observations;  ///< allele observations counted (PLINK 2's OBS_CT)
+  std::vector<int64_t> missing_all;   ///< missing calls per variant over all kept samples
+  std::vector<double> a1;             ///< A1 frequency; NaN where no counted sample has a call
   int64_t total_missing() const;
 };
 
-/// One pass over the kept variants. PLINK counts founders only (parents "0 0" in .fam) unless
-/// `nonfounders` is set.
+/// One pass over the kept variants, as PLINK 2 counts: founders only (parents "0 0" in .fam)
+/// unless `nonfounders`; diploid calls count two alleles, haploid calls one (a heterozygous
+/// haploid call adds half an A1, its dosage / 2). Haploid: males on X (females and unknown sex
+/// diploid), males on Y (nobody else counts), everyone on MT.
 allele_frequencies compute_allele_frequencies(const executor& exec, const plink_fileset& data,
                                               const frequency_options& opt, progress_sink* progress);
 

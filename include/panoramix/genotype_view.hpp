@@ -33,18 +33,18 @@ struct variant_major_view {
   }
 };
 
-/// Sample-major view: row i holds the calls of sample i over the variants, 32 calls per 64-bit
-/// word, same codes and bit order. Rows are padded to whole words with 0b00 codes.
-struct sample_major_view {
+/// Row-major 2-bit matrix with word-aligned rows: 32 calls per 64-bit word, same codes and bit
+/// order as .bed. Rows are samples (the sample-major, transposed form used by M·Mᵀ) or variants
+/// (the .bed rows re-aligned, used by Mᵀ·M). Rows are padded to whole words with the missing
+/// code, so padding adds nothing to any quantity over called calls.
+struct packed_rows_view {
   const uint64_t* data = nullptr;
-  int64_t n_samples = 0;
-  int64_t n_variants = 0;
-  int64_t row_words = 0;  ///< words between rows, >= ceil(n_variants / 32)
+  int64_t n_rows = 0;
+  int64_t n_cols = 0;
+  int64_t row_words = 0;  ///< words between rows, >= ceil(n_cols / 32)
 
-  const uint64_t* row(int64_t i) const { return data + i * row_words; }
-  uint8_t code(int64_t sample, int64_t variant) const {
-    return (row(sample)[variant >> 5] >> (2 * (variant & 31))) & 3;
-  }
+  const uint64_t* row(int64_t r) const { return data + r * row_words; }
+  uint8_t code(int64_t r, int64_t c) const { return (row(r)[c >> 5] >> (2 * (c & 31))) & 3; }
 };
 
 }  // namespace pmx

@@ -24,6 +24,7 @@ struct grm_options {
   grm_method method = grm_method::standardized;
   bool nonfounders = false;  ///< frequencies from all samples instead of founders only
   bool pair_counts = true;   ///< also return N (per-pair jointly called variants)
+  chromosome_set chromosomes = chromosome_set::human();  ///< species (for frequency counting)
   int64_t block_variants = 8192;
 };
 

@@ -28,25 +28,28 @@ class packed_genotypes {
   std::vector<uint8_t> bytes_;
 };
 
-/// Sample-major 2-bit genotypes, rows of whole 64-bit words (32 calls each).
-class sample_major_genotypes {
+/// Owning row-major 2-bit matrix with word-aligned rows (see packed_rows_view).
+class packed_rows {
  public:
-  sample_major_genotypes() = default;
-  sample_major_genotypes(int64_t n_samples, int64_t n_variants);
+  packed_rows() = default;
+  packed_rows(int64_t n_rows, int64_t n_cols);
 
-  int64_t n_samples() const { return n_samples_; }
-  int64_t n_variants() const { return n_variants_; }
+  int64_t n_rows() const { return n_rows_; }
+  int64_t n_cols() const { return n_cols_; }
   int64_t row_words() const { return row_words_; }
-  uint64_t* row(int64_t i) { return words_.data() + i * row_words_; }
-  sample_major_view view() const { return {words_.data(), n_samples_, n_variants_, row_words_}; }
+  uint64_t* row(int64_t r) { return words_.data() + r * row_words_; }
+  packed_rows_view view() const { return {words_.data(), n_rows_, n_cols_, row_words_}; }
 
  private:
-  int64_t n_samples_ = 0, n_variants_ = 0, row_words_ = 0;
+  int64_t n_rows_ = 0, n_cols_ = 0, row_words_ = 0;
   std::vector<uint64_t> words_;
 };
 
-/// Blocked transpose variant-major -> sample-major (OpenMP over sample blocks when threads > 1).
-sample_major_genotypes transpose_to_sample_major(const variant_major_view& g, int threads);
+/// Blocked transpose variant-major -> sample-major (rows = samples), OpenMP over sample blocks.
+packed_rows transpose_to_sample_major(const variant_major_view& g, int threads);
+
+/// The .bed rows (rows = variants) copied into word-aligned rows padded with the missing code.
+packed_rows word_aligned_variant_rows(const variant_major_view& g, int threads);
 
 /// Copies the rows of `variants` of a variant-major matrix, keeping only the samples in
 /// `samples` (indices in increasing order; empty = all). Used for --keep/--extract.

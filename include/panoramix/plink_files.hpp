@@ -41,6 +41,9 @@ struct chromosome_set {
   kind classify(const std::string& chrom) const;
   /// Variants PLINK's --make-rel uses: everything but X, Y and MT (haploid or mitochondrial).
   bool diploid(const std::string& chrom) const;
+  /// The name PLINK 2 prints: "chr" prefix dropped, numeric codes past the autosomes as X, Y, XY,
+  /// MT; other names unchanged.
+  std::string canonical(const std::string& chrom) const;
 };
 
 /// A memory-mapped .bed file in variant-major mode. Validates magic bytes and size

@@ -11,9 +11,10 @@
 
 namespace pmx {
 
-/// PREFIX.afreq, PLINK 2 columns: #CHROM ID REF ALT ALT_FREQS OBS_CT (ALT = A1, REF = A2).
+/// PREFIX.afreq, PLINK 2 columns: #CHROM ID REF ALT ALT_FREQS OBS_CT (ALT = A1, REF = A2),
+/// chromosomes named as PLINK 2 names them (chr1 -> 1, 23 -> X for humans).
 void write_afreq(output_group& out, const std::string& prefix, const plink_fileset& data,
-                 const allele_frequencies& f);
+                 const allele_frequencies& f, const chromosome_set& chroms);
 
 enum class grm_format {
   rel_bin,  ///< PREFIX.rel.bin: n×n float64 square (PLINK --make-rel square bin) + .rel.id

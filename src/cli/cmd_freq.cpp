@@ -18,10 +18,13 @@ void add_freq_command(CLI::App& app, int argc, char** argv, int& status) {
       auto data = open_input(*opt, log);
       const executor exec = make_executor(*opt, log);
       log.begin("allele frequencies");
-      const auto f = compute_allele_frequencies(exec, *data, {opt->nonfounders}, &log);
+      frequency_options fo;
+      fo.nonfounders = opt->nonfounders;
+      fo.chromosomes = chromosomes(*opt);
+      const auto f = compute_allele_frequencies(exec, *data, fo, &log);
       log.end();
       output_group out;
-      write_afreq(out, opt->out, *data, f);
+      write_afreq(out, opt->out, *data, f, fo.chromosomes);
       out.commit_all();
       log.message("Allele frequencies written to " + opt->out + ".afreq");
     });

@@ -38,6 +38,7 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
       grm_options g;
       g.method = *method == "vanraden" ? grm_method::vanraden : grm_method::standardized;
       g.nonfounders = opt->nonfounders;
+      g.chromosomes = chroms;
       const grm_format fmt = *format == "gcta" ? grm_format::gcta
                              : *format == "rel" ? grm_format::rel
                                                 : grm_format::rel_bin;

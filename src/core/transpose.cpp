@@ -22,8 +22,8 @@ inline uint32_t transpose_4x4_2bit(uint32_t x) {
 
 }  // namespace
 
-sample_major_genotypes transpose_to_sample_major(const variant_major_view& g, int threads) {
-  sample_major_genotypes out(g.n_samples, g.n_variants);
+packed_rows transpose_to_sample_major(const variant_major_view& g, int threads) {
+  packed_rows out(g.n_samples, g.n_variants);
   const int64_t n = g.n_samples, m = g.n_variants;
   const int64_t sample_bytes = (n + 3) / 4;
   const int64_t words = out.row_words();

@@ -69,8 +69,10 @@ void check_output_prefix(const std::string& prefix) {
   fs::path dir = fs::path(prefix).parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;
-  if (!fs::is_directory(dir, ec))
+  if (!fs::exists(dir, ec))
     throw io_error("--out " + prefix + ": directory '" + dir.string() + "' does not exist");
+  if (!fs::is_directory(dir, ec))
+    throw io_error("--out " + prefix + ": '" + dir.string() + "' is not a directory");
   if (::access(dir.c_str(), W_OK) != 0)
     throw io_error("--out " + prefix + ": directory '" + dir.string() + "' is not writable");
 }

@@ -143,6 +143,24 @@ chromosome_set::kind chromosome_set::classify(const std::string& chrom_in) const
   return kind::other;
 }
 
+std::string chromosome_set::canonical(const std::string& chrom) const {
+  switch (classify(chrom)) {
+    case kind::x: return "X";
+    case kind::y: return "Y";
+    case kind::xy: return "XY";
+    case kind::mt: return "MT";
+    case kind::autosome:
+    case kind::unplaced: {
+      std::string_view c = chrom;
+      if (c.size() > 3 && (c.substr(0, 3) == "chr" || c.substr(0, 3) == "Chr")) c.remove_prefix(3);
+      int code = 0;
+      parse_number(c, code);
+      return std::to_string(code);
+    }
+    default: return chrom;
+  }
+}
+
 bool chromosome_set::diploid(const std::string& chrom) const {
   auto k = classify(chrom);
   return k != kind::x && k != kind::y && k != kind::mt;

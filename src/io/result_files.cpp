@@ -27,17 +27,17 @@ void print_g6(output_file& f, double x) {
 }  // namespace
 
 void write_afreq(output_group& out, const std::string& prefix, const plink_fileset& data,
-                 const allele_frequencies& f) {
+                 const allele_frequencies& f, const chromosome_set& chroms) {
   auto& file = out.add(prefix + ".afreq");
   file.write("#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n");
   for (int64_t j = 0; j < data.n_variants(); ++j) {
     const auto& v = data.variant(j);
     const double p = f.a1[j];
-    file.printf("%s\t%s\t%s\t%s\t", v.chrom.c_str(), v.id.c_str(), allele(v.a2), allele(v.a1));
+    file.printf("%s\t%s\t%s\t%s\t", chroms.canonical(v.chrom).c_str(), v.id.c_str(), allele(v.a2), allele(v.a1));
     if (std::isnan(p)) file.write("nan");
     else if (p == 0) file.write("0");
     else print_g6(file, p);
-    file.printf("\t%lld\n", static_cast<long long>(2 * f.counted[j].called()));
+    file.printf("\t%lld\n", static_cast<long long>(f.observations[j]));
   }
 }
 

@@ -29,8 +29,8 @@ void add_pair_counts(const executor& exec, const packed_genotypes& block, int64_
       for (int64_t j = 0; j <= i; ++j) N[i * n + j] += k;
     return;
   }
-  const sample_major_genotypes t = transpose_to_sample_major(block.view(), exec.threads());
-  crossprod_samples(exec, t.view(), {nullptr, N.data(), n});
+  const packed_rows t = transpose_to_sample_major(block.view(), exec.threads());
+  crossprod_symmetric(exec, t.view(), {.N = N.data(), .ld = n});
 }
 
 }  // namespace
@@ -40,7 +40,10 @@ grm_result compute_grm(const executor& exec, const plink_fileset& data, const gr
   const int64_t n = data.n_samples(), m = data.n_variants();
   if (m == 0) throw input_error("no variants left for the GRM (after X/Y/MT and --extract)");
   if (4 * m >= (int64_t{1} << 31)) throw unsupported_error("more than 500 M variants: int32 sums overflow");
-  const auto freqs = compute_allele_frequencies(exec, data, {opt.nonfounders, 16384}, progress);
+  frequency_options fo;
+  fo.nonfounders = opt.nonfounders;
+  fo.chromosomes = opt.chromosomes;
+  const auto freqs = compute_allele_frequencies(exec, data, fo, progress);
 
   grm_result res;
   res.n = n;
@@ -97,8 +100,9 @@ grm_result compute_grm(const executor& exec, const plink_fileset& data, const gr
       add_pair_counts(exec, block, block_missing, res.N, n);
     } else {
       // Z Zᵀ = S − a1ᵀ − 1aᵀ + (qᵀq)11ᵀ + W + Wᵀ − R   (S exact; see DESIGN.md §3 / grm.hpp)
-      const sample_major_genotypes t = transpose_to_sample_major(block.view(), exec.threads());
-      crossprod_samples(exec, t.view(), {S.data(), counts && block_missing ? res.N.data() : nullptr, n});
+      const packed_rows t = transpose_to_sample_major(block.view(), exec.threads());
+      crossprod_symmetric(exec, t.view(),
+                          {.S = S.data(), .N = counts && block_missing ? res.N.data() : nullptr, .ld = n});
       if (counts && !block_missing)
         for (int64_t i = 0; i < n; ++i)
           for (int64_t j = 0; j <= i; ++j) res.N[i * n + j] += static_cast<int32_t>(count);

@@ -1,5 +1,5 @@
-// Op: exact integer crossproducts of a genotype matrix over samples (M·Mᵀ and its companion
-// count of jointly called variants).
+// Op: exact integer crossproducts of 2-bit genotype rows (M·Mᵀ over samples for GRMs, Mᵀ·M over
+// variants for LD) with the companion sums that calls missing at random require.
 #pragma once
 #include <cstdint>
 
@@ -8,18 +8,28 @@
 
 namespace pmx {
 
-/// Which crossproducts to accumulate; null pointers are skipped.
-///   S[i][j] += Σ_l x_il x_jl     (x = A1 dosage, 0 where missing)
-///   N[i][j] += Σ_l c_il c_jl     (c = 1 where called: the per-pair count of jointly called variants)
-/// Only the lower triangle (i >= j) of the row-major n×n arrays (leading dimension ld) is
-/// updated; callers mirror it when they need the square. Accumulation across variant blocks
-/// lets datasets larger than memory stream through.
+/// Which sums to accumulate (+=) for row a of A and row b of B, over the columns c; null pointers
+/// are skipped. x = A1 dosage (0 where missing), called = 1 where the call is not missing.
+///   S[a][b] = Σ_c x_ac x_bc
+///   N[a][b] = Σ_c called_ac called_bc        (columns called in both rows)
+///   U[a][b] = Σ_c x_ac called_bc             (sum of row a over the columns row b has called)
+///   V[a][b] = Σ_c x_ac² called_bc
+/// Row-major outputs with leading dimension ld. int32 holds them for up to 2^29 columns per call;
+/// callers stream longer inputs in blocks and accumulate.
 struct crossprod_outputs {
   int32_t* S = nullptr;
   int32_t* N = nullptr;
+  int32_t* U = nullptr;
+  int32_t* V = nullptr;
   int64_t ld = 0;
 };
 
-void crossprod_samples(const executor& exec, const sample_major_view& g, const crossprod_outputs& out);
+/// Rows of A against rows of B (A.n_cols == B.n_cols): out[a * ld + b].
+void crossprod(const executor& exec, const packed_rows_view& A, const packed_rows_view& B,
+               const crossprod_outputs& out);
+
+/// Rows of A against themselves. S and N are symmetric: only their lower triangle (a >= b) is
+/// updated. U and V are not symmetric and are updated in full.
+void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const crossprod_outputs& out);
 
 }  // namespace pmx

@@ -1,129 +1,156 @@
-// Integer crossproducts by AND + popcount on bit planes.
+// Integer crossproducts by AND + POPCOUNT on bit planes.
 //
-// Each 2-bit code becomes a thermometer code in the same 2-bit lane: x=0 -> 00, x=1 -> 01,
-// x=2 -> 11, missing -> 00 (plane P), and its lane-swapped twin SP (x=1 -> 10). Then
-//   x_i * x_j = popcount(P_i & P_j) + popcount(P_i & SP_j)    per lane,
-// so 32 calls cost two AND+POPCNT per 64-bit word. Called flags are packed densely (64 per
-// word) for the pair counts N. Rows are processed in 4x4 register tiles over cache-sized word
-// chunks; OpenMP distributes tile rows (each thread owns its output rows).
+// Each 2-bit call becomes, in its own 2-bit lane of a 64-bit word (32 calls per word):
+//   P  thermometer code   x=0 -> 00, x=1 -> 01, x=2 -> 11, missing -> 00
+//   SP P with the lane's bits swapped (x=1 -> 10)
+//   C1 called flag in the lane's low bit;  C2 called flag in both bits
+//   Q  x=2 flag in both bits
+// so that, summed over lanes,
+//   x_a x_b = pc(P_a & P_b) + pc(P_a & SP_b)    N = pc(C1_a & C1_b)
+//   x_a c_b = pc(P_a & C2_b)                    x_a² c_b = pc(P_a & C2_b) + pc(Q_a & C2_b).
+// Plane rows are zero-padded to multiples of 8 words and 4 rows, so the 4x4 register tiles
+// (popcount_tiles_*.cpp, chosen for the CPU at run time) never need tails. Work is blocked: a
+// task owns 16 output rows; for each 512-word chunk it sweeps B in 64-row blocks, so the A block
+// and the B block (256 KiB each) stay in L2 while tiles run from L1.
 #include <algorithm>
-#include <bit>
 #include <vector>
 
 #include "ops/crossprod/kernels.hpp"
+#include "ops/crossprod/popcount_tiles.hpp"
 
 namespace pmx::kernels::cpu {
 namespace {
 
 constexpr uint64_t low_lanes = 0x5555555555555555ull;
-
-uint32_t compress_even_bits(uint64_t x) {
-  x &= low_lanes;
-  x = (x | (x >> 1)) & 0x3333333333333333ull;
-  x = (x | (x >> 2)) & 0x0F0F0F0F0F0F0F0Full;
-  x = (x | (x >> 4)) & 0x00FF00FF00FF00FFull;
-  x = (x | (x >> 8)) & 0x0000FFFF0000FFFFull;
-  x = (x | (x >> 16)) & 0x00000000FFFFFFFFull;
-  return static_cast<uint32_t>(x);
-}
+constexpr int64_t chunk_words = 512;
+constexpr int64_t a_block_rows = 16;
+constexpr int64_t b_block_rows = 64;
 
 struct planes {
-  int64_t rows = 0, words = 0, dense_words = 0;
-  std::vector<uint64_t> p, sp, called;
+  int64_t rows = 0, rows_padded = 0, words = 0;
+  std::vector<uint64_t> p, sp, c1, c2, q;
+  const uint64_t* row(const std::vector<uint64_t>& plane, int64_t r) const { return plane.data() + r * words; }
 };
 
-planes make_planes(const sample_major_view& g, int64_t rows_padded, int threads) {
+struct wanted {
+  bool p, sp, c1, c2, q;
+};
+
+planes make_planes(const packed_rows_view& g, wanted w, int threads) {
   planes pl;
-  pl.rows = rows_padded;
-  pl.words = (g.n_variants + 31) / 32;
-  pl.dense_words = (pl.words + 1) / 2;
-  pl.p.assign(static_cast<size_t>(rows_padded * pl.words), 0);
-  pl.sp.assign(pl.p.size(), 0);
-  pl.called.assign(static_cast<size_t>(rows_padded * pl.dense_words), 0);
+  pl.rows = g.n_rows;
+  pl.rows_padded = (g.n_rows + 3) / 4 * 4;
+  pl.words = ((g.n_cols + 31) / 32 + 7) / 8 * 8;
+  const auto size = static_cast<size_t>(pl.rows_padded * pl.words);
+  for (auto [on, v] : {std::pair{w.p, &pl.p}, {w.sp, &pl.sp}, {w.c1, &pl.c1}, {w.c2, &pl.c2}, {w.q, &pl.q}})
+    if (on) v->assign(size, 0);
+  const int64_t src_words = (g.n_cols + 31) / 32;
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t i = 0; i < g.n_samples; ++i) {
-    const uint64_t* src = g.row(i);
-    uint64_t* p = &pl.p[i * pl.words];
-    uint64_t* sp = &pl.sp[i * pl.words];
-    uint64_t* c = &pl.called[i * pl.dense_words];
-    for (int64_t w = 0; w < pl.words; ++w) {
-      const uint64_t x = src[w], lo = x & low_lanes, hi = (x >> 1) & low_lanes;
-      const uint64_t h = ~lo & low_lanes, d = ~(lo | hi) & low_lanes;
-      p[w] = h | (d << 1);
-      sp[w] = d | (h << 1);
-      c[w >> 1] |= uint64_t{compress_even_bits(~lo | hi)} << (32 * (w & 1));
+  for (int64_t r = 0; r < g.n_rows; ++r) {
+    const uint64_t* src = g.row(r);
+    const int64_t o = r * pl.words;
+    for (int64_t k = 0; k < src_words; ++k) {
+      const uint64_t x = src[k], lo = x & low_lanes, hi = (x >> 1) & low_lanes;
+      const uint64_t h = ~lo & low_lanes, d = ~(lo | hi) & low_lanes, c = (~lo | hi) & low_lanes;
+      if (w.p) pl.p[o + k] = h | (d << 1);
+      if (w.sp) pl.sp[o + k] = d | (h << 1);
+      if (w.c1) pl.c1[o + k] = c;
+      if (w.c2) pl.c2[o + k] = c | (c << 1);
+      if (w.q) pl.q[o + k] = d | (d << 1);
     }
   }
   return pl;
 }
 
-// 4x4 tile of pair sums over words [w0, w1).
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "popcnt", "default")))
-void tile_products(const uint64_t* const* pi, const uint64_t* const* pj, const uint64_t* const* spj,
-                   int64_t w0, int64_t w1, int64_t acc[4][4]) {
+struct tile_rows {
+  const uint64_t* r[4];
+};
+
+tile_rows rows_of(const planes& pl, const std::vector<uint64_t>& plane, int64_t tile, int64_t w0) {
+  tile_rows t;
+  for (int i = 0; i < 4; ++i) t.r[i] = plane.empty() ? nullptr : pl.row(plane, 4 * tile + i) + w0;
+  return t;
+}
+
+void add_tile(int32_t* out, int64_t ld, const int64_t* acc, int64_t ta, int64_t tb, int64_t rows_a,
+              int64_t rows_b, bool lower_only) {
   for (int a = 0; a < 4; ++a)
     for (int b = 0; b < 4; ++b) {
-      const uint64_t *x = pi[a], *y = pj[b], *z = spj[b];
-      int64_t s = 0;
-      for (int64_t w = w0; w < w1; ++w) s += std::popcount(x[w] & y[w]) + std::popcount(x[w] & z[w]);
-      acc[a][b] += s;
+      const int64_t i = 4 * ta + a, j = 4 * tb + b;
+      if (i >= rows_a || j >= rows_b || (lower_only && j > i)) continue;
+      out[i * ld + j] += static_cast<int32_t>(acc[a * 4 + b]);
     }
 }
 
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "popcnt", "default")))
-void tile_counts(const uint64_t* const* ci, const uint64_t* const* cj, int64_t w0, int64_t w1,
-                 int64_t acc[4][4]) {
-  for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b) {
-      const uint64_t *x = ci[a], *y = cj[b];
-      int64_t s = 0;
-      for (int64_t w = w0; w < w1; ++w) s += std::popcount(x[w] & y[w]);
-      acc[a][b] += s;
+void run(const executor& exec, const planes& A, const planes& B, const crossprod_outputs& out, bool symmetric) {
+  const popcount_tiles& k = active_popcount_tiles();
+  const int64_t a_tiles = A.rows_padded / 4, b_tiles = B.rows_padded / 4;
+  const int64_t n_tasks = (A.rows + a_block_rows - 1) / a_block_rows;
+  const bool uv = out.U || out.V;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(exec.threads())
+  for (int64_t task = n_tasks - 1; task >= 0; --task) {  // largest (symmetric) first
+    const int64_t ta0 = task * a_block_rows / 4, ta1 = std::min(a_tiles, ta0 + a_block_rows / 4);
+    // Symmetric S/N stop at the diagonal; U/V (not symmetric) and rectangular runs sweep all of B.
+    const int64_t tb_end = symmetric && !uv ? ta1 : b_tiles;
+    for (int64_t w0 = 0; w0 < A.words; w0 += chunk_words) {
+      const int64_t nw = std::min(chunk_words, A.words - w0);
+      for (int64_t tb0 = 0; tb0 < tb_end; tb0 += b_block_rows / 4) {
+        const int64_t tb1 = std::min(tb_end, tb0 + b_block_rows / 4);
+        for (int64_t ta = ta0; ta < ta1; ++ta) {
+          const tile_rows ap = rows_of(A, A.p, ta, w0), ac1 = rows_of(A, A.c1, ta, w0), aq = rows_of(A, A.q, ta, w0);
+          for (int64_t tb = tb0; tb < tb1; ++tb) {
+            const bool sn = !symmetric || tb <= ta;
+            int64_t acc[16];
+            if (out.S && sn) {
+              std::fill(acc, acc + 16, 0);
+              const tile_rows bp = rows_of(B, B.p, tb, w0), bsp = rows_of(B, B.sp, tb, w0);
+              k.tile2(ap.r, bp.r, bsp.r, nw, acc);
+              add_tile(out.S, out.ld, acc, ta, tb, A.rows, B.rows, symmetric);
+            }
+            if (out.N && sn) {
+              std::fill(acc, acc + 16, 0);
+              k.tile1(ac1.r, rows_of(B, B.c1, tb, w0).r, nw, acc);
+              add_tile(out.N, out.ld, acc, ta, tb, A.rows, B.rows, symmetric);
+            }
+            if (uv) {
+              std::fill(acc, acc + 16, 0);
+              const tile_rows bc2 = rows_of(B, B.c2, tb, w0);
+              k.tile1(ap.r, bc2.r, nw, acc);
+              if (out.U) add_tile(out.U, out.ld, acc, ta, tb, A.rows, B.rows, false);
+              if (out.V) {
+                k.tile1(aq.r, bc2.r, nw, acc);
+                add_tile(out.V, out.ld, acc, ta, tb, A.rows, B.rows, false);
+              }
+            }
+          }
+        }
+      }
     }
+  }
+}
+
+wanted a_planes(const crossprod_outputs& out) {
+  return {out.S || out.U || out.V, false, static_cast<bool>(out.N), false, static_cast<bool>(out.V)};
+}
+wanted b_planes(const crossprod_outputs& out) {
+  return {static_cast<bool>(out.S), static_cast<bool>(out.S), static_cast<bool>(out.N), out.U || out.V, false};
 }
 
 }  // namespace
 
-void crossprod_samples(const executor& exec, const sample_major_view& g, const crossprod_outputs& out) {
-  const int64_t n = g.n_samples;
-  if (n == 0 || g.n_variants == 0) return;
-  const int64_t n_tiles = (n + 3) / 4;
-  const planes pl = make_planes(g, n_tiles * 4, exec.threads());
-  constexpr int64_t chunk = 512;  // words per pass: 4 KiB per plane row stays in L1/L2
+void crossprod(const executor& exec, const packed_rows_view& A, const packed_rows_view& B,
+               const crossprod_outputs& out) {
+  if (A.n_rows == 0 || B.n_rows == 0 || A.n_cols == 0) return;
+  const planes pa = make_planes(A, a_planes(out), exec.threads());
+  const planes pb = make_planes(B, b_planes(out), exec.threads());
+  run(exec, pa, pb, out, false);
+}
 
-#pragma omp parallel for schedule(dynamic, 1) num_threads(exec.threads())
-  for (int64_t ti = n_tiles - 1; ti >= 0; --ti) {
-    const uint64_t* pi[4];
-    const uint64_t* ci[4];
-    for (int a = 0; a < 4; ++a) {
-      pi[a] = &pl.p[(4 * ti + a) * pl.words];
-      ci[a] = &pl.called[(4 * ti + a) * pl.dense_words];
-    }
-    std::vector<int64_t> s_acc(static_cast<size_t>((ti + 1) * 16), 0), n_acc(s_acc.size(), 0);
-    for (int64_t w0 = 0; w0 < pl.words; w0 += chunk) {
-      const int64_t w1 = std::min(pl.words, w0 + chunk);
-      for (int64_t tj = 0; tj <= ti; ++tj) {
-        const uint64_t *pj[4], *spj[4], *cj[4];
-        for (int b = 0; b < 4; ++b) {
-          pj[b] = &pl.p[(4 * tj + b) * pl.words];
-          spj[b] = &pl.sp[(4 * tj + b) * pl.words];
-          cj[b] = &pl.called[(4 * tj + b) * pl.dense_words];
-        }
-        if (out.S) tile_products(pi, pj, spj, w0, w1, reinterpret_cast<int64_t(*)[4]>(&s_acc[tj * 16]));
-        if (out.N)
-          tile_counts(ci, cj, w0 / 2, std::min(pl.dense_words, (w1 + 1) / 2),
-                      reinterpret_cast<int64_t(*)[4]>(&n_acc[tj * 16]));
-      }
-    }
-    for (int64_t tj = 0; tj <= ti; ++tj)
-      for (int a = 0; a < 4; ++a)
-        for (int b = 0; b < 4; ++b) {
-          const int64_t i = 4 * ti + a, j = 4 * tj + b;
-          if (i >= n || j > i) continue;
-          if (out.S) out.S[i * out.ld + j] += static_cast<int32_t>(s_acc[tj * 16 + a * 4 + b]);
-          if (out.N) out.N[i * out.ld + j] += static_cast<int32_t>(n_acc[tj * 16 + a * 4 + b]);
-        }
-  }
+void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const crossprod_outputs& out) {
+  if (A.n_rows == 0 || A.n_cols == 0) return;
+  const wanted wa = a_planes(out), wb = b_planes(out);
+  const planes pl = make_planes(A, {wa.p || wb.p, wb.sp, wa.c1 || wb.c1, wb.c2, wa.q}, exec.threads());
+  run(exec, pl, pl, out, true);
 }
 
 }  // namespace pmx::kernels::cpu

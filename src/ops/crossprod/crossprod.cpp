@@ -4,15 +4,32 @@
 #include "panoramix/error.hpp"
 
 namespace pmx {
+namespace {
+void check(const packed_rows_view& A, const crossprod_outputs& out, int64_t b_rows) {
+  PMX_EXPECTS(out.S || out.N || out.U || out.V, "nothing to compute");
+  PMX_EXPECTS(out.ld >= b_rows, "leading dimension smaller than the row count of B");
+  PMX_EXPECTS(A.n_cols <= (int64_t{1} << 29), "too many columns for int32 sums in one call; stream blocks");
+}
+[[noreturn]] void no_cuda() { throw unsupported_error("crossprod: no CUDA kernel yet (use --device cpu)"); }
+}  // namespace
 
-void crossprod_samples(const executor& exec, const sample_major_view& g, const crossprod_outputs& out) {
-  PMX_EXPECTS(out.S || out.N, "nothing to compute");
-  PMX_EXPECTS(out.ld >= g.n_samples, "leading dimension smaller than the sample count");
-  PMX_EXPECTS(g.n_variants <= (int64_t{1} << 28), "block too long for int32 accumulation; stream it");
+void crossprod(const executor& exec, const packed_rows_view& A, const packed_rows_view& B,
+               const crossprod_outputs& out) {
+  PMX_EXPECTS(A.n_cols == B.n_cols, "A and B must have the same columns");
+  check(A, out, B.n_rows);
   switch (exec.kind()) {
-    case backend::reference: return kernels::reference::crossprod_samples(exec, g, out);
-    case backend::cpu: return kernels::cpu::crossprod_samples(exec, g, out);
-    case backend::cuda: throw unsupported_error("crossprod: no CUDA kernel yet (use --device cpu)");
+    case backend::reference: return kernels::reference::crossprod(exec, A, B, out);
+    case backend::cpu: return kernels::cpu::crossprod(exec, A, B, out);
+    case backend::cuda: no_cuda();
+  }
+}
+
+void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const crossprod_outputs& out) {
+  check(A, out, A.n_rows);
+  switch (exec.kind()) {
+    case backend::reference: return kernels::reference::crossprod_symmetric(exec, A, out);
+    case backend::cpu: return kernels::cpu::crossprod_symmetric(exec, A, out);
+    case backend::cuda: no_cuda();
   }
 }
 

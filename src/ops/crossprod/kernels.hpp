@@ -2,9 +2,11 @@
 #include "panoramix/ops/crossprod.hpp"
 
 namespace pmx::kernels {
-#define PMX_CROSSPROD_KERNEL \
-  void crossprod_samples(const executor& exec, const sample_major_view& g, const crossprod_outputs& out)
-namespace reference { PMX_CROSSPROD_KERNEL; }
-namespace cpu { PMX_CROSSPROD_KERNEL; }
-#undef PMX_CROSSPROD_KERNEL
+#define PMX_CROSSPROD_KERNELS                                                                 \
+  void crossprod(const executor& exec, const packed_rows_view& A, const packed_rows_view& B,  \
+                 const crossprod_outputs& out);                                               \
+  void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const crossprod_outputs& out)
+namespace reference { PMX_CROSSPROD_KERNELS; }
+namespace cpu { PMX_CROSSPROD_KERNELS; }
+#undef PMX_CROSSPROD_KERNELS
 }  // namespace pmx::kernels

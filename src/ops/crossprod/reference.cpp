@@ -4,25 +4,47 @@
 #include "ops/crossprod/kernels.hpp"
 
 namespace pmx::kernels::reference {
+namespace {
 
-void crossprod_samples(const executor&, const sample_major_view& g, const crossprod_outputs& out) {
-  const int64_t n = g.n_samples, k = g.n_variants;
-  std::vector<int> x(static_cast<size_t>(n * k));
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t l = 0; l < k; ++l) x[i * k + l] = dosage_of_code(g.code(i, l));
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j <= i; ++j) {
-      int64_t s = 0, c = 0;
-      for (int64_t l = 0; l < k; ++l) {
-        const int a = x[i * k + l], b = x[j * k + l];
-        if (a >= 0 && b >= 0) {
-          s += a * b;
-          ++c;
-        }
-      }
-      if (out.S) out.S[i * out.ld + j] += static_cast<int32_t>(s);
-      if (out.N) out.N[i * out.ld + j] += static_cast<int32_t>(c);
-    }
+std::vector<int> decode(const packed_rows_view& g) {
+  std::vector<int> x(static_cast<size_t>(g.n_rows * g.n_cols));
+  for (int64_t r = 0; r < g.n_rows; ++r)
+    for (int64_t c = 0; c < g.n_cols; ++c) x[r * g.n_cols + c] = dosage_of_code(g.code(r, c));
+  return x;
+}
+
+void pair(const int* a, const int* b, int64_t cols, const crossprod_outputs& out, int64_t i, int64_t j,
+          bool symmetric_part) {
+  int64_t s = 0, n = 0, u = 0, v = 0;
+  for (int64_t c = 0; c < cols; ++c) {
+    const bool ca = a[c] >= 0, cb = b[c] >= 0;
+    if (ca && cb) s += a[c] * b[c], ++n;
+    if (ca && cb) u += a[c], v += a[c] * a[c];
+  }
+  const int64_t at = i * out.ld + j;
+  if (symmetric_part) {
+    if (out.S) out.S[at] += static_cast<int32_t>(s);
+    if (out.N) out.N[at] += static_cast<int32_t>(n);
+  }
+  if (out.U) out.U[at] += static_cast<int32_t>(u);
+  if (out.V) out.V[at] += static_cast<int32_t>(v);
+}
+
+}  // namespace
+
+void crossprod(const executor&, const packed_rows_view& A, const packed_rows_view& B,
+               const crossprod_outputs& out) {
+  const auto xa = decode(A), xb = decode(B);
+  for (int64_t i = 0; i < A.n_rows; ++i)
+    for (int64_t j = 0; j < B.n_rows; ++j)
+      pair(&xa[i * A.n_cols], &xb[j * B.n_cols], A.n_cols, out, i, j, true);
+}
+
+void crossprod_symmetric(const executor&, const packed_rows_view& A, const crossprod_outputs& out) {
+  const auto x = decode(A);
+  for (int64_t i = 0; i < A.n_rows; ++i)
+    for (int64_t j = 0; j < A.n_rows; ++j)
+      pair(&x[i * A.n_cols], &x[j * A.n_cols], A.n_cols, out, i, j, j <= i);
 }
 
 }  // namespace pmx::kernels::reference
