@@ -114,10 +114,14 @@ TEST(CpuBackend, AlleleCountsMatchReference) {
 
 namespace {
 struct crossprod_sums {
-  std::vector<int32_t> S, N, U, V;
+  std::vector<int32_t> S, N, U, V, Ut, Vt;
   crossprod_sums(int64_t rows, int64_t cols, int32_t init)
-      : S(rows * cols, init), N(rows * cols, init), U(rows * cols, init), V(rows * cols, init) {}
-  crossprod_outputs outputs(int64_t ld) { return {S.data(), N.data(), U.data(), V.data(), ld}; }
+      : S(rows * cols, init), N(rows * cols, init), U(rows * cols, init), V(rows * cols, init),
+        Ut(rows * cols, init), Vt(rows * cols, init) {}
+  crossprod_outputs outputs(int64_t ld, bool transposed = false) {
+    return {S.data(), N.data(), U.data(), V.data(), transposed ? Ut.data() : nullptr,
+            transposed ? Vt.data() : nullptr, ld};
+  }
 };
 }  // namespace
 
@@ -162,12 +166,14 @@ TEST_P(CrossprodIsa, RectangularMatchesReferenceExactly) {
         // Rows = variants: the .bed rows re-aligned to words (the LD orientation).
         const auto A = word_aligned_variant_rows(a.view(), 2), B = word_aligned_variant_rows(b.view(), 2);
         crossprod_sums r(ra, rb, 0), c(ra, rb, 0);
-        crossprod(ref, A.view(), B.view(), r.outputs(rb));
-        crossprod(cpu, A.view(), B.view(), c.outputs(rb));
+        crossprod(ref, A.view(), B.view(), r.outputs(rb, true));
+        crossprod(cpu, A.view(), B.view(), c.outputs(rb, true));
         ASSERT_EQ(r.S, c.S) << ra << "x" << rb << " over " << cols;
         ASSERT_EQ(r.N, c.N) << ra << "x" << rb << " over " << cols;
         ASSERT_EQ(r.U, c.U) << ra << "x" << rb << " over " << cols;
         ASSERT_EQ(r.V, c.V) << ra << "x" << rb << " over " << cols;
+        ASSERT_EQ(r.Ut, c.Ut) << ra << "x" << rb << " over " << cols;
+        ASSERT_EQ(r.Vt, c.Vt) << ra << "x" << rb << " over " << cols;
       }
 }
 

@@ -14,6 +14,8 @@ namespace pmx {
 ///   N[a][b] = Σ_c called_ac called_bc        (columns called in both rows)
 ///   U[a][b] = Σ_c x_ac called_bc             (sum of row a over the columns row b has called)
 ///   V[a][b] = Σ_c x_ac² called_bc
+///   Ut[a][b] = Σ_c called_ac x_bc            (U of the pair seen from b: what LD needs for B)
+///   Vt[a][b] = Σ_c called_ac x_bc²
 /// Row-major outputs with leading dimension ld. int32 holds them for up to 2^29 columns per call;
 /// callers stream longer inputs in blocks and accumulate.
 struct crossprod_outputs {
@@ -21,6 +23,8 @@ struct crossprod_outputs {
   int32_t* N = nullptr;
   int32_t* U = nullptr;
   int32_t* V = nullptr;
+  int32_t* Ut = nullptr;
+  int32_t* Vt = nullptr;
   int64_t ld = 0;
 };
 
@@ -29,7 +33,8 @@ void crossprod(const executor& exec, const packed_rows_view& A, const packed_row
                const crossprod_outputs& out);
 
 /// Rows of A against themselves. S and N are symmetric: only their lower triangle (a >= b) is
-/// updated. U and V are not symmetric and are updated in full.
+/// updated. U and V are not symmetric and are updated in full (Ut and Vt, their transposes,
+/// must be null).
 void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const crossprod_outputs& out);
 
 }  // namespace pmx

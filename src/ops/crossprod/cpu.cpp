@@ -7,7 +7,8 @@
 //   Q  x=2 flag in both bits
 // so that, summed over lanes,
 //   x_a x_b = pc(P_a & P_b) + pc(P_a & SP_b)    N = pc(C1_a & C1_b)
-//   x_a c_b = pc(P_a & C2_b)                    x_a² c_b = pc(P_a & C2_b) + pc(Q_a & C2_b).
+//   x_a c_b = pc(P_a & C2_b)                    x_a² c_b = pc(P_a & C2_b) + pc(Q_a & C2_b)
+// (and the transposed companions with the roles of a and b exchanged).
 // Plane rows are zero-padded to multiples of 8 words and 4 rows, so the 4x4 register tiles
 // (popcount_tiles_*.cpp, chosen for the CPU at run time) never need tails. Work is blocked: a
 // task owns 16 output rows; for each 512-word chunk it sweeps B in 64-row blocks, so the A block
@@ -87,6 +88,7 @@ void run(const executor& exec, const planes& A, const planes& B, const crossprod
   const int64_t a_tiles = A.rows_padded / 4, b_tiles = B.rows_padded / 4;
   const int64_t n_tasks = (A.rows + a_block_rows - 1) / a_block_rows;
   const bool uv = out.U || out.V;
+  const bool uvt = out.Ut || out.Vt;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(exec.threads())
   for (int64_t task = n_tasks - 1; task >= 0; --task) {  // largest (symmetric) first
     const int64_t ta0 = task * a_block_rows / 4, ta1 = std::min(a_tiles, ta0 + a_block_rows / 4);
@@ -98,6 +100,7 @@ void run(const executor& exec, const planes& A, const planes& B, const crossprod
         const int64_t tb1 = std::min(tb_end, tb0 + b_block_rows / 4);
         for (int64_t ta = ta0; ta < ta1; ++ta) {
           const tile_rows ap = rows_of(A, A.p, ta, w0), ac1 = rows_of(A, A.c1, ta, w0), aq = rows_of(A, A.q, ta, w0);
+          const tile_rows ac2 = rows_of(A, A.c2, ta, w0);
           for (int64_t tb = tb0; tb < tb1; ++tb) {
             const bool sn = !symmetric || tb <= ta;
             int64_t acc[16];
@@ -122,6 +125,15 @@ void run(const executor& exec, const planes& A, const planes& B, const crossprod
                 add_tile(out.V, out.ld, acc, ta, tb, A.rows, B.rows, false);
               }
             }
+            if (uvt) {
+              std::fill(acc, acc + 16, 0);
+              k.tile1(ac2.r, rows_of(B, B.p, tb, w0).r, nw, acc);
+              if (out.Ut) add_tile(out.Ut, out.ld, acc, ta, tb, A.rows, B.rows, false);
+              if (out.Vt) {
+                k.tile1(ac2.r, rows_of(B, B.q, tb, w0).r, nw, acc);
+                add_tile(out.Vt, out.ld, acc, ta, tb, A.rows, B.rows, false);
+              }
+            }
           }
         }
       }
@@ -130,10 +142,11 @@ void run(const executor& exec, const planes& A, const planes& B, const crossprod
 }
 
 wanted a_planes(const crossprod_outputs& out) {
-  return {out.S || out.U || out.V, false, static_cast<bool>(out.N), false, static_cast<bool>(out.V)};
+  return {out.S || out.U || out.V, false, static_cast<bool>(out.N), out.Ut || out.Vt, static_cast<bool>(out.V)};
 }
 wanted b_planes(const crossprod_outputs& out) {
-  return {static_cast<bool>(out.S), static_cast<bool>(out.S), static_cast<bool>(out.N), out.U || out.V, false};
+  return {out.S || out.Ut || out.Vt, static_cast<bool>(out.S), static_cast<bool>(out.N), out.U || out.V,
+          static_cast<bool>(out.Vt)};
 }
 
 }  // namespace
@@ -149,7 +162,7 @@ void crossprod(const executor& exec, const packed_rows_view& A, const packed_row
 void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const crossprod_outputs& out) {
   if (A.n_rows == 0 || A.n_cols == 0) return;
   const wanted wa = a_planes(out), wb = b_planes(out);
-  const planes pl = make_planes(A, {wa.p || wb.p, wb.sp, wa.c1 || wb.c1, wb.c2, wa.q}, exec.threads());
+  const planes pl = make_planes(A, {wa.p || wb.p, wb.sp, wa.c1 || wb.c1, wa.c2 || wb.c2, wa.q || wb.q}, exec.threads());
   run(exec, pl, pl, out, true);
 }
 

@@ -6,7 +6,7 @@
 namespace pmx {
 namespace {
 void check(const packed_rows_view& A, const crossprod_outputs& out, int64_t b_rows) {
-  PMX_EXPECTS(out.S || out.N || out.U || out.V, "nothing to compute");
+  PMX_EXPECTS(out.S || out.N || out.U || out.V || out.Ut || out.Vt, "nothing to compute");
   PMX_EXPECTS(out.ld >= b_rows, "leading dimension smaller than the row count of B");
   PMX_EXPECTS(A.n_cols <= (int64_t{1} << 29), "too many columns for int32 sums in one call; stream blocks");
 }
@@ -26,6 +26,7 @@ void crossprod(const executor& exec, const packed_rows_view& A, const packed_row
 
 void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const crossprod_outputs& out) {
   check(A, out, A.n_rows);
+  PMX_EXPECTS(!out.Ut && !out.Vt, "symmetric: U and V already hold both directions");
   switch (exec.kind()) {
     case backend::reference: return kernels::reference::crossprod_symmetric(exec, A, out);
     case backend::cpu: return kernels::cpu::crossprod_symmetric(exec, A, out);

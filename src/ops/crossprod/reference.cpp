@@ -15,11 +15,12 @@ std::vector<int> decode(const packed_rows_view& g) {
 
 void pair(const int* a, const int* b, int64_t cols, const crossprod_outputs& out, int64_t i, int64_t j,
           bool symmetric_part) {
-  int64_t s = 0, n = 0, u = 0, v = 0;
+  int64_t s = 0, n = 0, u = 0, v = 0, ut = 0, vt = 0;
   for (int64_t c = 0; c < cols; ++c) {
-    const bool ca = a[c] >= 0, cb = b[c] >= 0;
-    if (ca && cb) s += a[c] * b[c], ++n;
-    if (ca && cb) u += a[c], v += a[c] * a[c];
+    if (a[c] < 0 || b[c] < 0) continue;
+    s += a[c] * b[c], ++n;
+    u += a[c], v += a[c] * a[c];
+    ut += b[c], vt += b[c] * b[c];
   }
   const int64_t at = i * out.ld + j;
   if (symmetric_part) {
@@ -28,6 +29,8 @@ void pair(const int* a, const int* b, int64_t cols, const crossprod_outputs& out
   }
   if (out.U) out.U[at] += static_cast<int32_t>(u);
   if (out.V) out.V[at] += static_cast<int32_t>(v);
+  if (out.Ut) out.Ut[at] += static_cast<int32_t>(ut);
+  if (out.Vt) out.Vt[at] += static_cast<int32_t>(vt);
 }
 
 }  // namespace
