@@ -17,7 +17,14 @@ namespace {
 inline uint8_t code_at(const uint8_t* row, int64_t i) { return (row[i >> 2] >> (2 * (i & 3))) & 3; }
 
 // Variants per decoded panel: large enough for dsyrk efficiency, small enough for cache.
-int64_t panel_width(int64_t n) { return std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(n, 1), 64, 512); }
+int64_t panel_width(int64_t n) { return std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(n, 1), 128, 512); }
+
+// Sets OpenBLAS to one thread for the scope (callers parallelise with OpenMP themselves).
+struct openblas_single_thread {
+  int saved = openblas_get_num_threads();
+  openblas_single_thread() { openblas_set_num_threads(1); }
+  ~openblas_single_thread() { openblas_set_num_threads(saved); }
+};
 
 // Per-variant lists of missing samples, read with popcount-style scanning of the code words.
 std::vector<std::vector<int64_t>> missing_by_variant(const variant_major_view& g, int threads) {
@@ -39,20 +46,38 @@ void table_crossprod(const executor& exec, const variant_major_view& g, std::spa
   if (n == 0 || k == 0) return;
   const int64_t b = panel_width(n);
   std::vector<double> Z(static_cast<size_t>(n * b));
-  openblas_set_num_threads(exec.threads());
+  // One thread pool: OpenMP splits the lower triangle into tiles and each thread runs
+  // single-threaded BLAS on its tiles (OpenBLAS's own threads would compete with OpenMP's).
+  const openblas_single_thread blas_guard;
+  constexpr int64_t tile = 512;  // large enough that BLAS packing stays a small share
+  const int64_t nt = (n + tile - 1) / tile;
+  std::vector<std::pair<int64_t, int64_t>> tasks;
+  for (int64_t I = nt - 1; I >= 0; --I)
+    for (int64_t J = 0; J <= I; ++J) tasks.emplace_back(I, J);
   for (int64_t l0 = 0; l0 < k; l0 += b) {
     const int64_t bl = std::min(b, k - l0);
+    // Decode the panel: one byte holds 4 samples; each sample's row of Z is written in order.
 #pragma omp parallel for schedule(static) num_threads(exec.threads())
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-      const int64_t i1 = std::min(n, i0 + 256);
+    for (int64_t byte = 0; byte < (n + 3) / 4; ++byte) {
+      const int64_t i0 = 4 * byte, ni = std::min<int64_t>(4, n - i0);
       for (int64_t l = 0; l < bl; ++l) {
-        const uint8_t* row = g.row(l0 + l);
+        const unsigned v = g.row(l0 + l)[byte];
         const code_table& tl = t[l0 + l];
-        for (int64_t i = i0; i < i1; ++i) Z[i * bl + l] = tl[code_at(row, i)];
+        for (int64_t s = 0; s < ni; ++s) Z[(i0 + s) * bl + l] = tl[(v >> (2 * s)) & 3];
       }
     }
-    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, static_cast<int>(n), static_cast<int>(bl), 1.0,
-                Z.data(), static_cast<int>(bl), 1.0, C, static_cast<int>(ld));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(exec.threads())
+    for (size_t task = 0; task < tasks.size(); ++task) {
+      const auto [I, J] = tasks[task];
+      const int64_t i0 = I * tile, ni = std::min(tile, n - i0), j0 = J * tile, nj = std::min(tile, n - j0);
+      const double* zi = Z.data() + i0 * bl;
+      double* c = C + i0 * ld + j0;
+      if (I == J)
+        cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, int(ni), int(bl), 1.0, zi, int(bl), 1.0, c, int(ld));
+      else
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(ni), int(nj), int(bl), 1.0, zi, int(bl),
+                    Z.data() + j0 * bl, int(bl), 1.0, c, int(ld));
+    }
   }
 }
 
