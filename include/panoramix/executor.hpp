@@ -1,26 +1,48 @@
-// Executor: which backend runs an op, and the resources it owns (threads now; CUDA stream,
-// handles and workspace when the CUDA backend grows).
+// Executor: which backend runs an op, and the resources it owns (threads; for the CUDA backend a
+// stream, a cuBLAS handle and scratch memory, created on first use).
 #pragma once
+#include <cstdint>
+#include <memory>
 #include <string>
 
 namespace pmx {
 
 enum class backend { reference, cpu, cuda };
 
-/// Resources handle passed first to every op. Cheap to copy.
+namespace detail {
+struct cuda_context;  // defined by the CUDA backend (src/core/cuda_context.hpp); opaque here
+}
+
+/// Resources handle passed first to every op. Cheap to copy: copies share the CUDA resources.
 class executor {
  public:
-  /// `threads` <= 0 means all hardware threads.
+  /// `threads` <= 0 means all hardware threads. A cuda executor also uses its threads for the
+  /// host side of transfers (staging copies, accumulating downloaded results).
   explicit executor(backend kind = backend::cpu, int threads = 0);
 
   backend kind() const { return kind_; }
   int threads() const { return threads_; }
+
+  /// Device memory (bytes) the CUDA ops of this executor may hold at once. 0 (the default) means
+  /// PMX_CUDA_MEMORY_MB from the environment when set, else the device's free memory minus a
+  /// margin. Ops that need more tile their work (rows, columns, output blocks) to fit.
+  int64_t device_memory_budget() const { return device_budget_; }
+  executor& set_device_memory_budget(int64_t bytes) {
+    device_budget_ = bytes;
+    return *this;
+  }
+
+  /// CUDA resources of a cuda executor (stream, cuBLAS handle, scratch), shared by its copies,
+  /// created on first use by a CUDA op. Throws unsupported_error for other kinds.
+  detail::cuda_context& cuda_context() const;
 
   static executor reference() { return executor(backend::reference, 1); }
 
  private:
   backend kind_;
   int threads_;
+  int64_t device_budget_ = 0;
+  std::shared_ptr<detail::cuda_context> cuda_;
 };
 
 /// Parses "auto|cpu|cuda|reference" (the CLI's --device). "auto" picks cuda when it is compiled in
@@ -31,9 +53,7 @@ std::string backend_name(backend kind);
 /// True when the CUDA backend is compiled in and at least one device is visible.
 bool cuda_available();
 
-}  // namespace pmx
-
-namespace pmx {
 /// True when this build contains the CUDA backend (a device may still be absent).
 bool cuda_compiled_in();
+
 }  // namespace pmx

@@ -45,8 +45,8 @@ std::unique_ptr<plink_fileset> open_input(const common_options& o, run_log& log)
 }
 
 executor make_executor(const common_options& o, run_log& log) {
-  // "auto" stays on the CPU until the CUDA kernels of these ops exist (issue #4).
-  const backend kind = o.device == "auto" ? backend::cpu : parse_backend(o.device);
+  // "auto": cuda when it is compiled in and a device is visible, else cpu (parse_backend).
+  const backend kind = parse_backend(o.device);
   executor exec(kind, o.threads);
   log.message("Backend: " + backend_name(exec.kind()) + ", " + std::to_string(exec.threads()) + " threads");
   return exec;

@@ -1,7 +1,11 @@
-// CUDA device discovery (compiled by nvcc when the CUDA backend is built).
-#include <cuda_runtime.h>
+// CUDA device discovery and the executor's CUDA resources (compiled by nvcc when the CUDA backend
+// is built; cuda_device_stub.cpp stands in otherwise).
+#include <cstdlib>
+#include <memory>
+#include <string>
 
-#include "panoramix/executor.hpp"
+#include "core/cuda_context.hpp"
+#include "panoramix/error.hpp"
 
 namespace pmx {
 
@@ -16,4 +20,113 @@ bool cuda_available() {
   return count > 0;
 }
 
+namespace detail {
+
+std::shared_ptr<cuda_context> make_cuda_context() { return std::make_shared<cuda_context>(); }
+
+void throw_cuda_error(const char* expr, const char* file, int line, const char* what) {
+  throw error(std::string(file) + ":" + std::to_string(line) + ": CUDA error in " + expr + ": " + what);
+}
+
+void cublas_check(cublasStatus_t s, const char* expr, const char* file, int line) {
+  if (s == CUBLAS_STATUS_SUCCESS) return;
+  throw error(std::string(file) + ":" + std::to_string(line) + ": cuBLAS error in " + expr + ": " +
+              cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
+}
+
+void device_buffer::reserve(size_t bytes) {
+  if (bytes <= bytes_) return;
+  release();
+  if (bytes == 0) return;
+  PMX_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+  bytes_ = bytes;
+}
+
+void device_buffer::release() {
+  if (ptr_) cudaFree(ptr_);  // no throw: also runs from destructors
+  ptr_ = nullptr;
+  bytes_ = 0;
+}
+
+cuda_context::~cuda_context() {
+  if (!started) return;
+  cudaSetDevice(device);
+  if (stream) cudaStreamSynchronize(stream);
+  for (auto& b : scratch) b.release();
+  for (int i = 0; i < 2; ++i) {
+    if (pinned[i]) cudaFreeHost(pinned[i]);
+    if (staged[i]) cudaEventDestroy(staged[i]);
+  }
+  if (blas) cublasDestroy(blas);
+  if (stream) cudaStreamDestroy(stream);
+}
+
+void cuda_context::start() {
+  if (started) return;
+  PMX_CUDA_CHECK(cudaGetDevice(&device));
+  PMX_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  PMX_CUBLAS_CHECK(cublasCreate(&blas));
+  PMX_CUBLAS_CHECK(cublasSetStream(blas, stream));
+  for (int i = 0; i < 2; ++i) PMX_CUDA_CHECK(cudaEventCreateWithFlags(&staged[i], cudaEventDisableTiming));
+  started = true;
+  ensure_pinned(default_staging_bytes);
+}
+
+void cuda_context::ensure_pinned(size_t bytes) {
+  if (bytes <= pinned_bytes) return;
+  PMX_CUDA_CHECK(cudaStreamSynchronize(stream));  // the old buffers may still be in flight
+  for (int i = 0; i < 2; ++i) {
+    if (pinned[i]) PMX_CUDA_CHECK(cudaFreeHost(pinned[i]));
+    pinned[i] = nullptr;
+  }
+  pinned_bytes = 0;
+  for (int i = 0; i < 2; ++i) PMX_CUDA_CHECK(cudaHostAlloc(&pinned[i], bytes, cudaHostAllocDefault));
+  pinned_bytes = bytes;
+}
+
+int64_t cuda_context::held_bytes() const {
+  int64_t s = 0;
+  for (const auto& b : scratch) s += static_cast<int64_t>(b.capacity());
+  return s;
+}
+
+void cuda_context::reserve_scratch(const std::vector<size_t>& bytes, int64_t budget) {
+  int64_t after = 0;
+  for (int i = 0; i < n_scratch; ++i) {
+    const size_t want = i < static_cast<int>(bytes.size()) ? bytes[i] : 0;
+    after += static_cast<int64_t>(std::max(want, scratch[i].capacity()));
+  }
+  if (after > budget) {
+    PMX_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (auto& b : scratch) b.release();
+  }
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (bytes[i] > scratch[i].capacity() && scratch[i].capacity() > 0)
+      PMX_CUDA_CHECK(cudaStreamSynchronize(stream));  // the old buffer may still be in use
+    scratch[i].reserve(bytes[i]);
+  }
+}
+
+cuda_scope::cuda_scope(const executor& exec) : ctx(exec.cuda_context()), lock_(ctx.mutex) {
+  if (ctx.started) PMX_CUDA_CHECK(cudaSetDevice(ctx.device));
+  ctx.start();
+}
+
+int64_t device_budget(const executor& exec, const cuda_context& ctx) {
+  if (exec.device_memory_budget() > 0) return exec.device_memory_budget();
+  if (const char* env = std::getenv("PMX_CUDA_MEMORY_MB"); env && *env) {
+    char* end = nullptr;
+    const long long mb = std::strtoll(env, &end, 10);
+    if (*end != '\0' || mb <= 0)
+      throw input_error(std::string("PMX_CUDA_MEMORY_MB must be a positive number of MiB, not '") + env + "'");
+    return static_cast<int64_t>(mb) << 20;
+  }
+  size_t free_bytes = 0, total_bytes = 0;
+  PMX_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // Margin: cuBLAS workspaces, the CUDA context's own allocations, other users of the device.
+  const int64_t margin = std::max<int64_t>(int64_t{512} << 20, static_cast<int64_t>(total_bytes / 32));
+  return std::max<int64_t>(0, static_cast<int64_t>(free_bytes) + ctx.held_bytes() - margin);
+}
+
+}  // namespace detail
 }  // namespace pmx

@@ -1,9 +1,16 @@
 // Stand-in when the CUDA backend is not compiled in.
+#include <memory>
+
 #include "panoramix/executor.hpp"
 
 namespace pmx {
 
 bool cuda_compiled_in() { return false; }
 bool cuda_available() { return false; }
+
+namespace detail {
+// Never called: executor(backend::cuda) throws before asking when CUDA is not compiled in.
+std::shared_ptr<cuda_context> make_cuda_context() { return nullptr; }
+}  // namespace detail
 
 }  // namespace pmx

@@ -6,12 +6,25 @@
 
 namespace pmx {
 
+namespace detail {
+// CUDA resources holder: cuda_device.cu (nothing is started until an op asks), or the stub.
+std::shared_ptr<cuda_context> make_cuda_context();
+}  // namespace detail
+
 executor::executor(backend kind, int threads)
     : kind_(kind), threads_(threads > 0 ? threads : omp_get_max_threads()) {
-  if (kind_ == backend::cuda && !cuda_available())
-    throw unsupported_error(cuda_compiled_in()
-                                ? "--device cuda: no CUDA device is visible on this machine"
-                                : "--device cuda: this build has no CUDA backend (not built)");
+  if (kind_ == backend::cuda) {
+    if (!cuda_available())
+      throw unsupported_error(cuda_compiled_in()
+                                  ? "--device cuda: no CUDA device is visible on this machine"
+                                  : "--device cuda: this build has no CUDA backend (not built)");
+    cuda_ = detail::make_cuda_context();
+  }
+}
+
+detail::cuda_context& executor::cuda_context() const {
+  if (!cuda_) throw unsupported_error("executor: CUDA resources asked of a " + backend_name(kind_) + " executor");
+  return *cuda_;
 }
 
 backend parse_backend(const std::string& name) {

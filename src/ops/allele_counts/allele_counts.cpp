@@ -13,7 +13,9 @@ void allele_counts(const executor& exec, const variant_major_view& g,
   switch (exec.kind()) {
     case backend::reference: return kernels::reference::allele_counts(exec, g, include, out);
     case backend::cpu: return kernels::cpu::allele_counts(exec, g, include, out);
-    case backend::cuda: throw unsupported_error("allele_counts: no CUDA kernel yet (use --device cpu)");
+    // cuda: counted on the host threads the executor owns - one pass over host-resident codes,
+    // as cheap as uploading them would be.
+    case backend::cuda: return kernels::cpu::allele_counts(exec, g, include, out);
   }
 }
 

@@ -10,7 +10,6 @@ void check(const packed_rows_view& A, const crossprod_outputs& out, int64_t b_ro
   PMX_EXPECTS(out.ld >= b_rows, "leading dimension smaller than the row count of B");
   PMX_EXPECTS(A.n_cols <= (int64_t{1} << 29), "too many columns for int32 sums in one call; stream blocks");
 }
-[[noreturn]] void no_cuda() { throw unsupported_error("crossprod: no CUDA kernel yet (use --device cpu)"); }
 }  // namespace
 
 void crossprod(const executor& exec, const packed_rows_view& A, const packed_rows_view& B,
@@ -20,7 +19,7 @@ void crossprod(const executor& exec, const packed_rows_view& A, const packed_row
   switch (exec.kind()) {
     case backend::reference: return kernels::reference::crossprod(exec, A, B, out);
     case backend::cpu: return kernels::cpu::crossprod(exec, A, B, out);
-    case backend::cuda: no_cuda();
+    case backend::cuda: return kernels::cuda::crossprod(exec, A, B, out);
   }
 }
 
@@ -30,7 +29,7 @@ void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const 
   switch (exec.kind()) {
     case backend::reference: return kernels::reference::crossprod_symmetric(exec, A, out);
     case backend::cpu: return kernels::cpu::crossprod_symmetric(exec, A, out);
-    case backend::cuda: no_cuda();
+    case backend::cuda: return kernels::cuda::crossprod_symmetric(exec, A, out);
   }
 }
 

@@ -8,5 +8,6 @@ namespace pmx::kernels {
   void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const crossprod_outputs& out)
 namespace reference { PMX_CROSSPROD_KERNELS; }
 namespace cpu { PMX_CROSSPROD_KERNELS; }
+namespace cuda { PMX_CROSSPROD_KERNELS; }  // cuda.cu, or cuda_stub.cpp without CUDA
 #undef PMX_CROSSPROD_KERNELS
 }  // namespace pmx::kernels

@@ -8,9 +8,6 @@ namespace {
 void check_tables(const variant_major_view& g, std::span<const code_table> tables) {
   PMX_EXPECTS(static_cast<int64_t>(tables.size()) == g.n_variants, "one code table per variant");
 }
-[[noreturn]] void no_cuda(const char* op) {
-  throw unsupported_error(std::string(op) + ": no CUDA kernel yet (use --device cpu)");
-}
 }  // namespace
 
 void table_crossprod(const executor& exec, const variant_major_view& g,
@@ -20,7 +17,7 @@ void table_crossprod(const executor& exec, const variant_major_view& g,
   switch (exec.kind()) {
     case backend::reference: return kernels::reference::table_crossprod(exec, g, tables, C, ld);
     case backend::cpu: return kernels::cpu::table_crossprod(exec, g, tables, C, ld);
-    case backend::cuda: no_cuda("table_crossprod");
+    case backend::cuda: return kernels::cuda::table_crossprod(exec, g, tables, C, ld);
   }
 }
 
@@ -31,7 +28,7 @@ void table_rowsums(const executor& exec, const variant_major_view& g,
   switch (exec.kind()) {
     case backend::reference: return kernels::reference::table_rowsums(exec, g, tables, y);
     case backend::cpu: return kernels::cpu::table_rowsums(exec, g, tables, y);
-    case backend::cuda: no_cuda("table_rowsums");
+    case backend::cuda: return kernels::cuda::table_rowsums(exec, g, tables, y);
   }
 }
 
@@ -44,7 +41,7 @@ void missing_crossprod(const executor& exec, const variant_major_view& g,
   switch (exec.kind()) {
     case backend::reference: return kernels::reference::missing_crossprod(exec, g, tables, r, Y, R, ld);
     case backend::cpu: return kernels::cpu::missing_crossprod(exec, g, tables, r, Y, R, ld);
-    case backend::cuda: no_cuda("missing_crossprod");
+    case backend::cuda: return kernels::cuda::missing_crossprod(exec, g, tables, r, Y, R, ld);
   }
 }
 

@@ -1,0 +1,49 @@
+#include "core/host_transfer.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace pmx::detail {
+
+void gather_row_words(const packed_rows_view& v, int64_t first_row, int64_t rows, int64_t first_word,
+                      int64_t words, uint64_t* dst, int threads) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (rows * words > 65536)
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(dst + r * words, v.row(first_row + r) + first_word, static_cast<size_t>(words) * 8);
+}
+
+void copy_parallel(void* dst, const void* src, size_t bytes, int threads) {
+  constexpr size_t piece = size_t{1} << 20;
+  const int64_t n = static_cast<int64_t>((bytes + piece - 1) / piece);
+#pragma omp parallel for schedule(static) num_threads(threads) if (n > 1)
+  for (int64_t p = 0; p < n; ++p) {
+    const size_t at = static_cast<size_t>(p) * piece;
+    std::memcpy(static_cast<char*>(dst) + at, static_cast<const char*>(src) + at, std::min(piece, bytes - at));
+  }
+}
+
+namespace {
+template <class T>
+void add_rows_impl(T* dst, int64_t ld, const T* src, int64_t src_ld, int64_t rows, int64_t cols, bool lower,
+                   int64_t i0, int64_t j0, int threads) {
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (rows * cols > 65536)
+  for (int64_t i = 0; i < rows; ++i) {
+    // Lower triangle: global column j0 + j <= global row i0 + i.
+    const int64_t end = lower ? std::clamp<int64_t>(i0 + i - j0 + 1, 0, cols) : cols;
+    T* d = dst + i * ld;
+    const T* s = src + i * src_ld;
+    for (int64_t j = 0; j < end; ++j) d[j] += s[j];
+  }
+}
+}  // namespace
+
+void add_rows(int32_t* dst, int64_t ld, const int32_t* src, int64_t src_ld, int64_t rows, int64_t cols,
+              bool lower, int64_t i0, int64_t j0, int threads) {
+  add_rows_impl(dst, ld, src, src_ld, rows, cols, lower, i0, j0, threads);
+}
+void add_rows(double* dst, int64_t ld, const double* src, int64_t src_ld, int64_t rows, int64_t cols,
+              bool lower, int64_t i0, int64_t j0, int threads) {
+  add_rows_impl(dst, ld, src, src_ld, rows, cols, lower, i0, j0, threads);
+}
+
+}  // namespace pmx::detail
