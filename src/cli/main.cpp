@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   pmx::cli::add_simulate_command(app, argc, argv, status);
   pmx::cli::add_freq_command(app, argc, argv, status);
   pmx::cli::add_grm_command(app, argc, argv, status);
+  pmx::cli::add_ld_command(app, argc, argv, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -89,8 +89,13 @@ grm_result compute_grm(const executor& exec, const plink_fileset& data, const gr
     }
   }
 
-  for (int64_t first = 0; first < m; first += opt.block_variants) {
-    const int64_t count = std::min(opt.block_variants, m - first);
+  // The CUDA ops return their n×n sums to the host on every call, so on cuda the blocks grow
+  // until the 2-bit block reaches ~1 GiB: fewer n×n downloads per GRM.
+  int64_t block = opt.block_variants;
+  if (exec.kind() == backend::cuda)
+    block = std::max(block, std::min<int64_t>(m, (int64_t{1} << 32) / std::max<int64_t>(n, 1)));
+  for (int64_t first = 0; first < m; first += block) {
+    const int64_t count = std::min(block, m - first);
     const packed_genotypes block = data.read_block(first, count);
     int64_t block_missing = 0;
     for (int64_t j = first; j < first + count; ++j) block_missing += freqs.missing_all[j];
