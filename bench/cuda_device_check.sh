@@ -70,3 +70,6 @@ import numpy as np
 a = np.fromfile('$D/$method.cpu.rel.bin'); b = np.fromfile('$D/$method.cuda.rel.bin')
 print('  $method: n^2 =', a.size, ' max |cuda - cpu| =', np.abs(a - b).max(), ' max |G| =', np.abs(a).max())"
 done
+
+# Issue #4 end to end (.bed -> .grm.bin) at the thesis' size, unless PMX_SKIP_E2E is set.
+if [ -z "${PMX_SKIP_E2E:-}" ]; then bash bench/cuda_grm_end_to_end.sh "$P"; fi

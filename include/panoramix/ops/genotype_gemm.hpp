@@ -1,0 +1,58 @@
+// Op: products of the centred, optionally scaled genotype matrix with dense matrices — the kernel
+// of every PCG iteration of single-step models and of randomized PCA (thesis §4.2):
+//
+//   Y = Z Λ        (gemm)              Λ: k × l,  Y: n × l
+//   W = Zᵀ Λ̃       (gemm_transposed)   Λ̃: n × l,  W: k × l
+//
+// with i = sample (n), j = variant (k) and
+//
+//   Z[i][j] = s_j (x_ij − 2 p_j)   for a called genotype x_ij ∈ {0, 1, 2} (A1 dosage),
+//   Z[i][j] = 0                    for a missing call.
+//
+// Genotypes stay 2-bit and variant-major (the .bed rows); Z is never formed. Missing calls are
+// handled exactly (they are not a rank-one correction), so the result is the product with the
+// matrix above whatever the missing pattern and whatever p (observed frequency or not).
+//
+// Accuracy (cpu backend; the reference backend accumulates in long double). For every output
+// element, with u = 2^-53 and "terms" the products Z[i][j] Λ[j][c] it sums,
+//   gemm, and gemm_transposed with l = 1:
+//                    |Ŷ − Y| ≤ c·u·Σ_j |Z_ij Λ_jc|                      (componentwise, like dgemm)
+//   gemm_transposed, l ≥ 2:
+//                    |Ŵ − W| ≤ c·u·(Σ_i |Z_ij Λ̃_ic| + m_j Σ_{i missing at j} |Λ̃_ic|)
+// where c grows like n/128 + k/128 (n/1024 + 1024 for the narrow transposed path) and
+// m_j = s_j·min(2p_j, |1−2p_j|, 2−2p_j) is the smallest |Z| a called genotype of variant j can
+// take (the missing calls of a variant enter its centring sum; see src/ops/genotype_gemm/cpu.cpp).
+// A variant without called genotypes gives exactly 0. Results do not depend on the thread count or
+// on the instruction set (the same bits on every machine for given inputs and l).
+//
+// Inputs must be finite (gemm_transposed sums Λ̃ over all samples, so a NaN in the row of a
+// sample spreads to the variants where that sample is missing) and must not overlap the output.
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include "panoramix/executor.hpp"
+#include "panoramix/genotype_view.hpp"
+
+namespace pmx {
+
+/// Centring and scaling of the genotype matrix, one entry per variant.
+struct gemm_centring {
+  std::span<const double> p;      ///< A1 frequency p_j (k entries); any finite value is allowed
+  std::span<const double> scale;  ///< s_j (k entries), or empty for s_j = 1
+};
+
+/// Y ← Z Λ + β Y.
+/// Λ is k × l, row-major with leading dimension ld_lambda (element (j, c) at lambda[j * ld_lambda +
+/// c]); Y is n × l with leading dimension ld_y. β = 0 overwrites Y without reading it (NaNs in Y do
+/// not propagate). Any l ≥ 0 works; the cpu kernels are tuned for l ≤ 64.
+void gemm(const executor& exec, const variant_major_view& g, const gemm_centring& centring,
+          int64_t l, const double* lambda, int64_t ld_lambda, double beta, double* Y, int64_t ld_y);
+
+/// W ← Zᵀ Λ̃ + β W.
+/// Λ̃ is n × l (leading dimension ld_lambda), W is k × l (leading dimension ld_w); β as in gemm.
+void gemm_transposed(const executor& exec, const variant_major_view& g,
+                     const gemm_centring& centring, int64_t l, const double* lambda,
+                     int64_t ld_lambda, double beta, double* W, int64_t ld_w);
+
+}  // namespace pmx

@@ -1,0 +1,58 @@
+#include "panoramix/ops/genotype_gemm.hpp"
+
+#include "ops/genotype_gemm/kernels.hpp"
+#include "panoramix/error.hpp"
+
+namespace pmx {
+namespace {
+
+void check(const variant_major_view& g, const gemm_centring& c, int64_t l, const double* in,
+           int64_t ld_in, int64_t in_rows, const double* out, int64_t ld_out, int64_t out_rows) {
+  PMX_EXPECTS(g.n_samples >= 0 && g.n_variants >= 0, "negative matrix size");
+  PMX_EXPECTS(g.n_samples == 0 || g.n_variants == 0 || g.data, "genotype data is null");
+  PMX_EXPECTS(g.row_bytes >= (g.n_samples + 3) / 4, "row_bytes smaller than ceil(n_samples / 4)");
+  PMX_EXPECTS(static_cast<int64_t>(c.p.size()) == g.n_variants, "one allele frequency per variant");
+  PMX_EXPECTS(c.scale.empty() || static_cast<int64_t>(c.scale.size()) == g.n_variants,
+              "one scale per variant, or none");
+  PMX_EXPECTS(l >= 0, "negative number of columns");
+  PMX_EXPECTS(ld_in >= l && ld_out >= l, "leading dimension smaller than the column count");
+  PMX_EXPECTS(l == 0 || in_rows == 0 || in, "input matrix is null");
+  PMX_EXPECTS(l == 0 || out_rows == 0 || out, "output matrix is null");
+}
+
+[[noreturn]] void no_cuda(const char* op) {
+  throw unsupported_error(std::string(op) + ": no CUDA kernel yet (use --device cpu)");
+}
+
+}  // namespace
+
+void gemm(const executor& exec, const variant_major_view& g, const gemm_centring& centring,
+          int64_t l, const double* lambda, int64_t ld_lambda, double beta, double* Y,
+          int64_t ld_y) {
+  check(g, centring, l, lambda, ld_lambda, g.n_variants, Y, ld_y, g.n_samples);
+  switch (exec.kind()) {
+    case backend::reference:
+      return kernels::reference::gemm(exec, g, centring, l, lambda, ld_lambda, beta, Y, ld_y);
+    case backend::cpu:
+      return kernels::cpu::gemm(exec, g, centring, l, lambda, ld_lambda, beta, Y, ld_y);
+    case backend::cuda:
+      no_cuda("gemm");
+  }
+}
+
+void gemm_transposed(const executor& exec, const variant_major_view& g,
+                     const gemm_centring& centring, int64_t l, const double* lambda,
+                     int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
+  check(g, centring, l, lambda, ld_lambda, g.n_samples, W, ld_w, g.n_variants);
+  switch (exec.kind()) {
+    case backend::reference:
+      return kernels::reference::gemm_transposed(exec, g, centring, l, lambda, ld_lambda, beta, W,
+                                                 ld_w);
+    case backend::cpu:
+      return kernels::cpu::gemm_transposed(exec, g, centring, l, lambda, ld_lambda, beta, W, ld_w);
+    case backend::cuda:
+      no_cuda("gemm_transposed");
+  }
+}
+
+}  // namespace pmx
