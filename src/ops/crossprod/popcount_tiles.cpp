@@ -1,8 +1,8 @@
 #include "ops/crossprod/popcount_tiles.hpp"
 
+#include "core/cpu_dispatch.hpp"
+
 #include <bit>
-#include <cstdlib>
-#include <mutex>
 
 #include "panoramix/error.hpp"
 
@@ -29,14 +29,6 @@ __attribute__((target("popcnt"))) void scalar_tile2(const uint64_t* const* x, co
     }
 }
 
-std::string& isa_override() {
-  static std::string name = [] {
-    const char* env = std::getenv("PMX_CPU_ISA");
-    return std::string(env ? env : "");
-  }();
-  return name;
-}
-
 }  // namespace
 
 popcount_tiles popcount_tiles_scalar() { return {"scalar", scalar_tile1, scalar_tile2}; }
@@ -52,23 +44,9 @@ std::vector<popcount_tiles> supported_popcount_tiles() {
 }
 
 const popcount_tiles& active_popcount_tiles() {
-  static thread_local std::string chosen_for = "\x01";
-  static thread_local popcount_tiles chosen{};
-  if (chosen_for != isa_override()) {
-    const auto all = supported_popcount_tiles();
-    if (all.empty()) throw unsupported_error("this CPU lacks the POPCNT instruction");
-    chosen = all.front();
-    if (!isa_override().empty()) {
-      bool found = false;
-      for (const auto& t : all)
-        if (isa_override() == t.isa) chosen = t, found = true;
-      if (!found) throw unsupported_error("PMX_CPU_ISA=" + isa_override() + " is not supported on this CPU");
-    }
-    chosen_for = isa_override();
-  }
-  return chosen;
+  return choose_cpu_isa<popcount_tiles>(supported_popcount_tiles);
 }
 
-void set_popcount_isa(const std::string& isa) { isa_override() = isa; }
+void set_popcount_isa(const std::string& isa) { cpu_isa_override() = isa; }
 
 }  // namespace pmx::kernels::cpu

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_dispatch.hpp"
 #include "ops/genotype_gemm/cpu_isa.hpp"
 #include "ops/genotype_gemm/kernels.hpp"
 #include "panoramix/error.hpp"
@@ -36,16 +37,6 @@
 namespace pmx::kernels::cpu {
 
 namespace gemm_isa {
-namespace {
-std::string& isa_override() {
-  static std::string name = [] {
-    const char* env = std::getenv("PMX_CPU_ISA");
-    return std::string(env ? env : "");
-  }();
-  return name;
-}
-}  // namespace
-
 std::vector<table_kernels> supported_table_kernels() {
   std::vector<table_kernels> out;
   __builtin_cpu_init();
@@ -59,24 +50,10 @@ std::vector<table_kernels> supported_table_kernels() {
 }
 
 const table_kernels& active_table_kernels() {
-  static thread_local std::string chosen_for = "\x01";
-  static thread_local table_kernels chosen{};
-  if (chosen_for != isa_override()) {
-    const auto all = supported_table_kernels();
-    chosen = all.front();
-    if (!isa_override().empty()) {
-      bool found = false;
-      for (const auto& t : all)
-        if (isa_override() == t.isa) chosen = t, found = true;
-      if (!found)
-        throw unsupported_error("PMX_CPU_ISA=" + isa_override() + " is not supported on this CPU");
-    }
-    chosen_for = isa_override();
-  }
-  return chosen;
+  return choose_cpu_isa<table_kernels>(supported_table_kernels);
 }
 
-void set_gemm_isa(const std::string& isa) { isa_override() = isa; }
+void set_gemm_isa(const std::string& isa) { cpu_isa_override() = isa; }
 
 namespace {
 bool profiling = false;

@@ -1,0 +1,38 @@
+// Run-time choice among per-instruction-set builds of a kernel family. The library is built for
+// baseline x86-64; each family lists the builds this CPU supports, best first, and the
+// PMX_CPU_ISA environment variable (or cpu_isa_override(), for tests and benchmarks) forces one
+// by name for every family at once.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "panoramix/error.hpp"
+
+namespace pmx::kernels::cpu {
+
+/// The forced instruction set ("" = the best supported); starts as $PMX_CPU_ISA.
+std::string& cpu_isa_override();
+
+/// The entry of `supported()` (a vector of structs with a `const char* isa`, best first) named
+/// by the override, else the first. Cached per thread and per family until the override changes.
+template <class Kernels, class Supported>
+const Kernels& choose_cpu_isa(Supported supported) {
+  static thread_local std::string chosen_for = "\x01";
+  static thread_local Kernels chosen{};
+  const std::string& want = cpu_isa_override();
+  if (chosen_for != want) {
+    const std::vector<Kernels> all = supported();
+    if (all.empty()) throw unsupported_error("this CPU lacks the instructions these kernels need");
+    chosen = all.front();
+    if (!want.empty()) {
+      bool found = false;
+      for (const auto& k : all)
+        if (want == k.isa) chosen = k, found = true;
+      if (!found) throw unsupported_error("PMX_CPU_ISA=" + want + " is not supported on this CPU");
+    }
+    chosen_for = want;
+  }
+  return chosen;
+}
+
+}  // namespace pmx::kernels::cpu
