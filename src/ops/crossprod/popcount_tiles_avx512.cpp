@@ -2,6 +2,10 @@
 // tile plus 4 + 8 operand registers fit the 32 zmm registers.
 #include <immintrin.h>
 
+// GCC 12 warns "__Y is used uninitialized" inside avx512fintrin.h's _mm512_reduce_add_epi64
+// (GCC bug 105593, a false positive).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 #include "ops/crossprod/popcount_tiles.hpp"
 
 namespace pmx::kernels::cpu {
