@@ -364,21 +364,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-test::temp_dir& work() {
-  static test::temp_dir dir;
-  return dir;
-}
-
-std::string shq(const std::string& s) { return "'" + s + "'"; }
-
-int run_once(const std::string& command, const std::string& log) {
-  static std::map<std::string, int> done;
-  auto it = done.find(command);
-  if (it != done.end()) return it->second;
-  const int rc = test::run(command, log);
-  done.emplace(command, rc);
-  return rc;
-}
+using test::run_once;
+using test::shq;
+using test::work;
 
 std::string sci(double x) {
   char b[32];

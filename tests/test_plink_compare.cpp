@@ -26,26 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// ------------------------------------------------------------------------------------------------
-// Shared scratch space and "run each command once"
-
-temp_dir& work() {
-  static temp_dir dir;
-  return dir;
-}
-
-std::string shq(const std::string& s) { return "'" + s + "'"; }
-
-/// Runs a shell command (output to `log`) the first time it is asked for; returns its exit status.
-int run_once(const std::string& command, const std::string& log) {
-  static std::map<std::string, int> done;
-  auto it = done.find(command);
-  if (it != done.end()) return it->second;
-  const int rc = run(command, log);
-  done.emplace(command, rc);
-  return rc;
-}
-
 std::string pmx_bin() { return PMX_BINARY; }
 
 std::string sci(double x) {

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace pmx::test {
@@ -53,6 +54,22 @@ int panoramix(const std::string& args, const std::string& log) {
 std::string shared_data(const std::string& relative_prefix) {
   const std::string p = std::string(PMX_SHARED_DATA) + "/" + relative_prefix;
   return std::filesystem::exists(p + ".bed") ? p : std::string();
+}
+
+temp_dir& work() {
+  static temp_dir dir;
+  return dir;
+}
+
+std::string shq(const std::string& s) { return "'" + s + "'"; }
+
+int run_once(const std::string& command, const std::string& log) {
+  static std::map<std::string, int> done;
+  auto it = done.find(command);
+  if (it != done.end()) return it->second;
+  const int rc = run(command, log);
+  done.emplace(command, rc);
+  return rc;
 }
 
 bool have_program(const std::string& name) { return run("command -v " + name) == 0; }

@@ -40,6 +40,14 @@ int panoramix(const std::string& args, const std::string& log = {});
 std::string shared_data(const std::string& relative_prefix);
 bool have_program(const std::string& name);
 
+/// One scratch directory shared by a test program's side-by-side runs (removed at exit).
+temp_dir& work();
+/// `s` in single quotes for the shell.
+std::string shq(const std::string& s);
+/// Runs a shell command (output to `log`) the first time it is asked for; later calls return the
+/// first exit status, so tests that compare the same outputs run each tool once.
+int run_once(const std::string& command, const std::string& log);
+
 std::vector<double> read_doubles(const std::string& path);
 std::vector<float> read_floats(const std::string& path);
 std::string read_text(const std::string& path);
