@@ -193,6 +193,32 @@ void finish_transposed(const variant_major_view& g, const gemm_centring& c, cons
   }
 }
 
+/// Runs `kernel(r0, r1, scratch, acc)` over blocks of `rows` output rows in parallel, each thread
+/// with its own code bytes, table and accumulators, then stores every block into `out` (β
+/// semantics) and adds the stage profile. Shared by Z·Λ and the narrow Zᵀ·Λ̃ path.
+template <class Kernel>
+void run_row_blocks(const executor& exec, int64_t total, int64_t rows, size_t code_bytes, int64_t l,
+                    double beta, double* out, int64_t ld_out, double setup, Kernel&& kernel) {
+  const int64_t blocks = (total + rows - 1) / rows;
+  const int threads = static_cast<int>(std::min<int64_t>(exec.threads(), blocks));
+  std::vector<std::vector<uint8_t>> codes(threads, std::vector<uint8_t>(code_bytes));
+  std::vector<std::vector<double>> acc(threads, std::vector<double>(static_cast<size_t>(rows * l)));
+  std::vector<aligned_doubles> tables;
+  for (int t = 0; t < threads; ++t) tables.emplace_back(table_doubles);
+  std::vector<stage_times> times(static_cast<size_t>(threads));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int t = omp_get_thread_num();
+    const int64_t r0 = b * rows, r1 = std::min(total, r0 + rows);
+    kernel(r0, r1, zl_scratch{codes[t].data(), tables[t].get(), gemm_isa::profiling ? &times[t] : nullptr},
+           acc[t].data());
+    const auto t_store = clock_type::now();
+    store(acc[t].data(), r1 - r0, l, beta, out + r0 * ld_out, ld_out);
+    if (gemm_isa::profiling) times[t].finish += seconds_since(t_store);
+  }
+  add_profile(times, setup);
+}
+
 /// Zᵀ·Λ̃ for l = 1: dot products of the z values (as in Z·Λ) with Λ̃.
 void transposed_narrow(const executor& exec, const variant_major_view& g, const gemm_centring& c,
                        int64_t l, const double* lambda, int64_t ld_lambda, double beta, double* W,
@@ -202,26 +228,11 @@ void transposed_narrow(const executor& exec, const variant_major_view& g, const 
   const std::vector<double> zv = z_values(c, k);
   const zl_problem prob{g, zv.data(), lambda, ld_lambda, l, 0};
   const table_kernels& kern = active_table_kernels();
-  const int64_t rows = block_rows(k, exec.threads(), zlt_max_rows), blocks = (k + rows - 1) / rows;
-  const int threads = static_cast<int>(std::min<int64_t>(exec.threads(), blocks));
-  std::vector<std::vector<uint8_t>> codes(threads, std::vector<uint8_t>(32 * 1024));
-  std::vector<std::vector<double>> acc(threads, std::vector<double>(static_cast<size_t>(rows * l)));
-  std::vector<aligned_doubles> tables;
-  for (int t = 0; t < threads; ++t) tables.emplace_back(table_doubles);
-  std::vector<stage_times> times(static_cast<size_t>(threads));
-  const double setup = seconds_since(t_setup);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int t = omp_get_thread_num();
-    const int64_t j0 = b * rows, j1 = std::min(k, j0 + rows);
-    kern.zts(prob, j0, j1,
-             {codes[t].data(), tables[t].get(), gemm_isa::profiling ? &times[t] : nullptr},
-             acc[t].data());
-    const auto t_store = clock_type::now();
-    store(acc[t].data(), j1 - j0, l, beta, W + j0 * ld_w, ld_w);
-    if (gemm_isa::profiling) times[t].finish += seconds_since(t_store);
-  }
-  add_profile(times, setup);
+  const int64_t rows = block_rows(k, exec.threads(), zlt_max_rows);
+  run_row_blocks(exec, k, rows, 32 * 1024, l, beta, W, ld_w, seconds_since(t_setup),
+                 [&](int64_t j0, int64_t j1, const zl_scratch& scratch, double* acc) {
+                   kern.zts(prob, j0, j1, scratch, acc);
+                 });
 }
 
 }  // namespace
@@ -234,28 +245,12 @@ void gemm(const executor& exec, const variant_major_view& g, const gemm_centring
   const std::vector<double> zv = z_values(c, k);
   const zl_problem prob{g, zv.data(), lambda, ld_lambda, l, zl_groups(l)};
   const table_kernels& kern = active_table_kernels();
-  const int64_t rows = block_rows(n, exec.threads(), zl_max_rows), blocks = (n + rows - 1) / rows;
-  const int threads = static_cast<int>(std::min<int64_t>(exec.threads(), blocks));
+  const int64_t rows = block_rows(n, exec.threads(), zl_max_rows);
   const int64_t stride = (rows + 255) / 256 * 256;  // as zl_stride() in the kernels
-  std::vector<std::vector<uint8_t>> codes(
-      threads, std::vector<uint8_t>(static_cast<size_t>(stride * prob.groups)));
-  std::vector<std::vector<double>> acc(threads, std::vector<double>(static_cast<size_t>(rows * l)));
-  std::vector<aligned_doubles> tables;
-  for (int t = 0; t < threads; ++t) tables.emplace_back(table_doubles);
-  std::vector<stage_times> times(static_cast<size_t>(threads));
-  const double setup = seconds_since(t_setup);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int t = omp_get_thread_num();
-    const int64_t i0 = b * rows, i1 = std::min(n, i0 + rows);
-    kern.zl(prob, i0, i1,
-            {codes[t].data(), tables[t].get(), gemm_isa::profiling ? &times[t] : nullptr},
-            acc[t].data());
-    const auto t_store = clock_type::now();
-    store(acc[t].data(), i1 - i0, l, beta, Y + i0 * ld_y, ld_y);
-    if (gemm_isa::profiling) times[t].finish += seconds_since(t_store);
-  }
-  add_profile(times, setup);
+  run_row_blocks(exec, n, rows, static_cast<size_t>(stride * prob.groups), l, beta, Y, ld_y,
+                 seconds_since(t_setup), [&](int64_t i0, int64_t i1, const zl_scratch& scratch, double* acc) {
+                   kern.zl(prob, i0, i1, scratch, acc);
+                 });
 }
 
 void gemm_transposed(const executor& exec, const variant_major_view& g, const gemm_centring& c,
