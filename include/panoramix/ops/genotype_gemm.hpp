@@ -29,6 +29,7 @@
 // sample spreads to the variants where that sample is missing) and must not overlap the output.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include "panoramix/executor.hpp"
@@ -42,10 +43,45 @@ struct gemm_centring {
   std::span<const double> scale;  ///< s_j (k entries), or empty for s_j = 1
 };
 
+/// Genotypes prepared once for many products on one executor (PCG iterations, subspace
+/// iteration). On cuda the 2-bit matrix is uploaded at construction and stays on the device, once,
+/// until the operand is destroyed; on cpu/reference the operand only holds the view. The caller
+/// keeps the host data alive and unchanged for the operand's lifetime in every case.
+class gemm_operand {
+ public:
+  struct device_copy;  ///< defined by the CUDA backend; opaque here
+
+  gemm_operand(const executor& exec, const variant_major_view& g);
+  ~gemm_operand();
+  gemm_operand(gemm_operand&&) noexcept;
+  gemm_operand& operator=(gemm_operand&&) noexcept;
+
+  const executor& exec() const { return exec_; }
+  const variant_major_view& view() const { return view_; }
+  /// The device-resident copy (cuda executors), else null.
+  const device_copy* device() const { return device_.get(); }
+
+ private:
+  struct device_copy_deleter {
+    void operator()(device_copy* d) const;
+  };
+  executor exec_;
+  variant_major_view view_;
+  std::unique_ptr<device_copy, device_copy_deleter> device_;
+};
+
+/// The products below on a prepared operand (its executor runs them). With a cuda operand Λ, Y and
+/// W may each be host or device memory (detected per pointer); with cpu/reference, host only.
+void gemm(const gemm_operand& g, const gemm_centring& centring, int64_t l, const double* lambda,
+          int64_t ld_lambda, double beta, double* Y, int64_t ld_y);
+void gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64_t l,
+                     const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w);
+
 /// Y ← Z Λ + β Y.
 /// Λ is k × l, row-major with leading dimension ld_lambda (element (j, c) at lambda[j * ld_lambda +
 /// c]); Y is n × l with leading dimension ld_y. β = 0 overwrites Y without reading it (NaNs in Y do
-/// not propagate). Any l ≥ 0 works; the cpu kernels are tuned for l ≤ 64.
+/// not propagate). Any l ≥ 0 works; the cpu kernels are tuned for l ≤ 64. On cuda this uploads
+/// the genotypes for this one call (use gemm_operand to keep them on the device).
 void gemm(const executor& exec, const variant_major_view& g, const gemm_centring& centring,
           int64_t l, const double* lambda, int64_t ld_lambda, double beta, double* Y, int64_t ld_y);
 

@@ -20,10 +20,6 @@ void check(const variant_major_view& g, const gemm_centring& c, int64_t l, const
   PMX_EXPECTS(l == 0 || out_rows == 0 || out, "output matrix is null");
 }
 
-[[noreturn]] void no_cuda(const char* op) {
-  throw unsupported_error(std::string(op) + ": no CUDA kernel yet (use --device cpu)");
-}
-
 }  // namespace
 
 void gemm(const executor& exec, const variant_major_view& g, const gemm_centring& centring,
@@ -36,7 +32,7 @@ void gemm(const executor& exec, const variant_major_view& g, const gemm_centring
     case backend::cpu:
       return kernels::cpu::gemm(exec, g, centring, l, lambda, ld_lambda, beta, Y, ld_y);
     case backend::cuda:
-      no_cuda("gemm");
+      return kernels::cuda::gemm(gemm_operand(exec, g), centring, l, lambda, ld_lambda, beta, Y, ld_y);
   }
 }
 
@@ -51,8 +47,37 @@ void gemm_transposed(const executor& exec, const variant_major_view& g,
     case backend::cpu:
       return kernels::cpu::gemm_transposed(exec, g, centring, l, lambda, ld_lambda, beta, W, ld_w);
     case backend::cuda:
-      no_cuda("gemm_transposed");
+      return kernels::cuda::gemm_transposed(gemm_operand(exec, g), centring, l, lambda, ld_lambda,
+                                            beta, W, ld_w);
   }
+}
+
+gemm_operand::gemm_operand(const executor& exec, const variant_major_view& g) : exec_(exec), view_(g) {
+  PMX_EXPECTS(g.n_samples >= 0 && g.n_variants >= 0, "negative matrix size");
+  PMX_EXPECTS(g.n_samples == 0 || g.n_variants == 0 || g.data, "genotype data is null");
+  PMX_EXPECTS(g.row_bytes >= (g.n_samples + 3) / 4, "row_bytes smaller than ceil(n_samples / 4)");
+  if (exec.kind() == backend::cuda) device_.reset(kernels::cuda::upload(exec, g));
+}
+gemm_operand::~gemm_operand() = default;
+gemm_operand::gemm_operand(gemm_operand&&) noexcept = default;
+gemm_operand& gemm_operand::operator=(gemm_operand&&) noexcept = default;
+void gemm_operand::device_copy_deleter::operator()(device_copy* d) const { kernels::cuda::release(d); }
+
+void gemm(const gemm_operand& g, const gemm_centring& centring, int64_t l, const double* lambda,
+          int64_t ld_lambda, double beta, double* Y, int64_t ld_y) {
+  const variant_major_view& v = g.view();
+  if (g.exec().kind() != backend::cuda) return gemm(g.exec(), v, centring, l, lambda, ld_lambda, beta, Y, ld_y);
+  check(v, centring, l, lambda, ld_lambda, v.n_variants, Y, ld_y, v.n_samples);
+  kernels::cuda::gemm(g, centring, l, lambda, ld_lambda, beta, Y, ld_y);
+}
+
+void gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64_t l,
+                     const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
+  const variant_major_view& v = g.view();
+  if (g.exec().kind() != backend::cuda)
+    return gemm_transposed(g.exec(), v, centring, l, lambda, ld_lambda, beta, W, ld_w);
+  check(v, centring, l, lambda, ld_lambda, v.n_samples, W, ld_w, v.n_variants);
+  kernels::cuda::gemm_transposed(g, centring, l, lambda, ld_lambda, beta, W, ld_w);
 }
 
 }  // namespace pmx

@@ -12,4 +12,15 @@ namespace pmx::kernels {
 namespace reference { PMX_GENOTYPE_GEMM_KERNELS; }
 namespace cpu { PMX_GENOTYPE_GEMM_KERNELS; }
 #undef PMX_GENOTYPE_GEMM_KERNELS
+
+// CUDA, on a device-resident operand: cuda_kernels.cpp, which forwards to cuda_detail.hpp
+// (cuda.cu, or cuda_stub.cpp when CUDA is off).
+namespace cuda {
+gemm_operand::device_copy* upload(const executor& exec, const variant_major_view& g);
+void release(gemm_operand::device_copy* d) noexcept;
+void gemm(const gemm_operand& g, const gemm_centring& centring, int64_t l, const double* lambda,
+          int64_t ld_lambda, double beta, double* Y, int64_t ld_y);
+void gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64_t l,
+                     const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w);
+}  // namespace cuda
 }  // namespace pmx::kernels
