@@ -1,14 +1,350 @@
-// CUDA genotype × dense products: placeholder until the device kernels land (issue #5).
+// CUDA genotype × dense products (issue #5): host side. The kernels and the reasons for the route
+// (2-bit decode in registers feeding FP64 tensor-core MMAs) are in cuda_mma.cuh.
+//
+// One call:
+//   1. z tables (4 doubles per variant: s(2−2p), 0, s(1−2p), −2ps) built on the device from p, s;
+//   2. Λ (or Λ̃) used in place when it is device memory, else copied to a device buffer; the output
+//      likewise (downloaded at the end; uploaded first only when β ≠ 0, so β = 0 never reads it);
+//   3. per group of ≤ 16 columns: the product kernel writes partial sums per split of the
+//      reduction (variants for Z·Λ, samples for Zᵀ·Λ̃), reduce_partials adds the splits in a fixed
+//      order and applies β. Split counts depend only on the shapes and the device's SM count, so
+//      results are the same bits run after run on one device model.
+// Genotypes: resident (uploaded once by upload_genotypes, pitch-aligned rows) or, when they did not
+// fit the device budget, streamed per call in chunks of variants through the two pinned staging
+// buffers (host fill of chunk c+1 overlaps the copy and kernels of chunk c). For Z·Λ the chunks
+// accumulate into the output (β for the first, 1 after); for Zᵀ·Λ̃ each chunk owns its rows of W.
+// Steady state (resident operand, device pointers): no allocation, two small copies (p, s), a few
+// launches and one stream synchronisation per call.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/cuda_context.hpp"
+#include "core/host_transfer.hpp"
 #include "ops/genotype_gemm/cuda_detail.hpp"
+#include "ops/genotype_gemm/cuda_mma.cuh"
+#include "ops/genotype_gemm/cuda_resident.cuh"
 #include "panoramix/error.hpp"
 
 namespace pmx::kernels::cuda_detail {
+namespace {
 
-resident_genotypes* upload_genotypes(const executor&, const variant_major_view&) { return nullptr; }
-void release_genotypes(resident_genotypes*) noexcept {}
-void genotype_gemm(const executor&, const resident_genotypes*, const variant_major_view&, bool, const double*,
-                   const double*, int64_t, const double*, int64_t, double, double*, int64_t) {
-  throw unsupported_error("gemm: no CUDA kernel yet (use --device cpu)");
+using detail::cuda_context;
+namespace dev = gemm_dev;
+
+enum slot_id { slot_table, slot_centring, slot_in, slot_out, slot_part, slot_ring0, slot_ring1 };
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool is_device_pointer(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+bool explicit_budget(const executor& exec) {
+  const char* env = std::getenv("PMX_CUDA_MEMORY_MB");
+  return exec.device_memory_budget() > 0 || (env && *env);
+}
+
+struct device_info {
+  int sms = 0;
+  int major = 0;
+};
+device_info info_of(const cuda_context& c) {
+  device_info d;
+  PMX_CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, c.device));
+  PMX_CUDA_CHECK(cudaDeviceGetAttribute(&d.major, cudaDevAttrComputeCapabilityMajor, c.device));
+  return d;
+}
+
+// m16n8k16 (sm_90+) unless PMX_GEMM_MMA=m8 asks for the sm_80 kernels, or the one-time layout
+// self-test disagrees with the fragment map the kernels assume.
+bool use_m16(cuda_context& c, const device_info& d) {
+  if (d.major < 9) return false;
+  if (const char* env = std::getenv("PMX_GEMM_MMA"); env && std::string(env) == "m8") return false;
+  static int verdict = -1;  // per process (one device model)
+  if (verdict < 0) {
+    double* dd = nullptr;
+    PMX_CUDA_CHECK(cudaMalloc(&dd, 16 * 8 * sizeof(double)));
+    dev::m16_selftest<<<1, 32, 0, c.stream>>>(dd);
+    PMX_CUDA_CHECK_LAUNCH();
+    double h[128];
+    PMX_CUDA_CHECK(cudaMemcpyAsync(h, dd, sizeof h, cudaMemcpyDeviceToHost, c.stream));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+    PMX_CUDA_CHECK(cudaFree(dd));
+    bool ok = true;
+    for (int r = 0; r < 16; ++r)
+      for (int col = 0; col < 8; ++col) {
+        double want = 0;
+        for (int q = 0; q < 16; ++q) want += (r + 1 + 32.0 * q) * (1 + q + 17.0 * col);
+        ok = ok && h[r * 8 + col] == want;
+      }
+    verdict = ok ? 1 : 0;
+  }
+  return verdict == 1;
+}
+
+// Copies rows [first, first + count) of the view into the device rows at dst (pitch bytes apart)
+// through the pinned buffers; `after(piece_dst, first, count)` may enqueue work reading them.
+template <class After>
+void upload_rows(cuda_context& c, const executor& exec, const variant_major_view& g, int64_t first_row, int64_t rows,
+                 uint8_t* const* ring, int64_t ring_rows, int64_t pitch, After after) {
+  const int64_t width = (g.n_samples + 3) / 4;
+  const int64_t piece = std::max<int64_t>(1, std::min<int64_t>(ring_rows, static_cast<int64_t>(c.pinned_bytes) /
+                                                                           std::max<int64_t>(1, g.row_bytes)));
+  int64_t p = 0;
+  for (int64_t first = 0; first < rows; first += piece, ++p) {
+    const int s = static_cast<int>(p & 1);
+    const int64_t count = std::min(piece, rows - first);
+    PMX_CUDA_CHECK(cudaEventSynchronize(c.staged[s]));
+    // The source rows are contiguous (stride row_bytes): one parallel copy, re-pitched by the DMA.
+    const size_t bytes = static_cast<size_t>((count - 1) * g.row_bytes + width);
+    detail::copy_parallel(c.pinned[s], g.row(first_row + first), bytes, exec.threads());
+    uint8_t* d = ring[p & 1] + (ring[0] == ring[1] ? first * pitch : 0);
+    PMX_CUDA_CHECK(cudaMemcpy2DAsync(d, static_cast<size_t>(pitch), c.pinned[s], static_cast<size_t>(g.row_bytes),
+                                     static_cast<size_t>(width), static_cast<size_t>(count), cudaMemcpyHostToDevice,
+                                     c.stream));
+    after(static_cast<const uint8_t*>(d), first_row + first, count);
+    PMX_CUDA_CHECK(cudaEventRecord(c.staged[s], c.stream));
+  }
+}
+
+struct call {
+  bool transposed, m16;
+  int64_t n, l;
+  int sms;
+  const double* table;  // all k variants
+  const double* in;
+  int64_t ld_in;
+  double* out;
+  int64_t ld_out;
+  double beta;
+  double* part;
+  int64_t part_bytes;
+};
+
+// Splits of the reduction for `rows` variants of one chunk: enough blocks for ~4 per SM.
+int64_t zl_split_rows(const call& k, int64_t rows) {
+  const int64_t bx = ceil_div(k.n, dev::zl_samples);
+  int64_t splits = std::max<int64_t>(1, ceil_div(4 * int64_t{k.sms}, bx));
+  const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (k.n * dev::cols * 8));
+  splits = std::min(splits, max_splits);
+  return std::max<int64_t>(dev::zl_chunk, ceil_div(ceil_div(rows, splits), dev::zl_chunk) * dev::zl_chunk);
+}
+int64_t ztl_split_samples(const call& k, int64_t rows) {
+  const int64_t bx = ceil_div(rows, dev::ztl_variants);
+  int64_t splits = std::max<int64_t>(1, ceil_div(4 * int64_t{k.sms}, bx));
+  const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (rows * dev::cols * 8));
+  splits = std::min(splits, max_splits);
+  return std::max<int64_t>(dev::ztl_step, ceil_div(ceil_div(k.n, splits), dev::ztl_step) * dev::ztl_step);
+}
+
+template <int NT, bool M16>
+void launch_zl(const dev::zl_args& a, dim3 grid, cudaStream_t s) {
+  dev::zl_kernel<NT, M16><<<grid, dev::threads, 0, s>>>(a);
+}
+template <int NT, bool M16>
+void launch_ztl(const dev::ztl_args& a, dim3 grid, cudaStream_t s) {
+  dev::ztl_kernel<NT, M16><<<grid, dev::threads, 0, s>>>(a);
+}
+
+void reduce(cudaStream_t s, int sms, const double* part, int64_t splits, int64_t rows, int lc, double beta, double* out,
+            int64_t ld) {
+  const int64_t total = rows * lc;
+  const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(ceil_div(total, 256), int64_t{sms} * 16));
+  dev::reduce_partials<<<static_cast<unsigned>(blocks), 256, 0, s>>>(part, static_cast<int>(splits), rows, lc, beta,
+                                                                     out, ld);
+  PMX_CUDA_CHECK_LAUNCH();
+}
+
+// The product over variant rows [j0, j0 + rows) held at geno (pitch bytes apart). For Z·Λ it adds
+// into the whole output (β on the first chunk, 1 after); for Zᵀ·Λ̃ it writes rows j0.. of W.
+void chunk_product(cuda_context& c, const call& k, const uint8_t* geno, int64_t pitch, int64_t j0, int64_t rows,
+                   bool first_chunk) {
+  for (int64_t c0 = 0; c0 < k.l; c0 += dev::cols) {
+    const int lc = static_cast<int>(std::min<int64_t>(dev::cols, k.l - c0));
+    const bool two = lc > 8;
+    if (!k.transposed) {
+      dev::zl_args a{geno, pitch, k.n, rows, zl_split_rows(k, rows), k.table + j0 * 4,
+                     k.in + j0 * k.ld_in + c0, k.ld_in, lc, k.part};
+      const int64_t splits = ceil_div(rows, a.split_rows);
+      const dim3 grid(static_cast<unsigned>(ceil_div(k.n, dev::zl_samples)), static_cast<unsigned>(splits));
+      if (k.m16) two ? launch_zl<2, true>(a, grid, c.stream) : launch_zl<1, true>(a, grid, c.stream);
+      else two ? launch_zl<2, false>(a, grid, c.stream) : launch_zl<1, false>(a, grid, c.stream);
+      PMX_CUDA_CHECK_LAUNCH();
+      reduce(c.stream, k.sms, k.part, splits, k.n, lc, first_chunk ? k.beta : 1.0, k.out + c0, k.ld_out);
+    } else {
+      dev::ztl_args a{geno, pitch, k.n, rows, ztl_split_samples(k, rows), k.table + j0 * 4, k.in + c0, k.ld_in, lc,
+                      k.part};
+      const int64_t splits = ceil_div(k.n, a.split_samples);
+      const dim3 grid(static_cast<unsigned>(ceil_div(rows, dev::ztl_variants)), static_cast<unsigned>(splits));
+      if (k.m16) two ? launch_ztl<2, true>(a, grid, c.stream) : launch_ztl<1, true>(a, grid, c.stream);
+      else two ? launch_ztl<2, false>(a, grid, c.stream) : launch_ztl<1, false>(a, grid, c.stream);
+      PMX_CUDA_CHECK_LAUNCH();
+      reduce(c.stream, k.sms, k.part, splits, rows, lc, k.beta, k.out + j0 * k.ld_out + c0, k.ld_out);
+    }
+  }
+}
+
+__global__ void scale_output(double* out, int64_t rows, int64_t l, int64_t ld, double beta) {
+  const int64_t total = rows * l;
+  for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total; e += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t r = e / l, col = e - r * l;
+    double& o = out[r * ld + col];
+    o = beta == 0 ? 0.0 : beta * o;
+  }
+}
+
+}  // namespace
+
+resident_genotypes* upload_genotypes(const executor& exec, const variant_major_view& g) {
+  auto* r = new resident_genotypes;
+  r->n_samples = g.n_samples;
+  r->n_variants = g.n_variants;
+  r->pitch = resident_pitch(g.n_samples);
+  if (g.n_samples == 0 || g.n_variants == 0) return r;
+  try {
+    detail::cuda_scope scope(exec);
+    cuda_context& c = scope.ctx;
+    // Room left for the products' own buffers (partials, Λ and output copies of 16 columns).
+    const int64_t headroom = (std::max(g.n_samples, g.n_variants) * dev::cols * 8) * 4 + (int64_t{64} << 20);
+    const int64_t budget = detail::device_budget(exec, c);
+    if (r->bytes() + headroom > budget) return r;  // stays on the host: streamed per call
+    void* d = nullptr;
+    if (cudaMalloc(&d, static_cast<size_t>(r->bytes())) != cudaSuccess) {
+      cudaGetLastError();
+      return r;
+    }
+    r->data = static_cast<uint8_t*>(d);
+    PMX_CUDA_CHECK(cudaMemsetAsync(d, 0x55, static_cast<size_t>(r->bytes()), c.stream));
+    c.ensure_pinned(detail::cuda_context::default_staging_bytes);
+    uint8_t* ring[2] = {r->data, r->data};
+    upload_rows(c, exec, g, 0, g.n_variants, ring, g.n_variants, r->pitch, [](const uint8_t*, int64_t, int64_t) {});
+    PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+  } catch (...) {
+    release_genotypes(r);
+    throw;
+  }
+  return r;
+}
+
+void release_genotypes(resident_genotypes* r) noexcept {
+  if (!r) return;
+  if (r->data && r->owned) cudaFree(r->data);
+  delete r;
+}
+
+void genotype_gemm(const executor& exec, const resident_genotypes* r, const variant_major_view& g, bool transposed,
+                   const double* p, const double* scale, int64_t l, const double* in, int64_t ld_in, double beta,
+                   double* out, int64_t ld_out) {
+  const int64_t n = g.n_samples, k = g.n_variants;
+  const int64_t out_rows = transposed ? k : n, in_rows = transposed ? n : k;
+  if (l == 0 || out_rows == 0) return;
+  const bool out_dev = is_device_pointer(out);
+  if (in_rows == 0) {  // Z has no columns (rows): the product is 0
+    if (out_dev) {
+      detail::cuda_scope scope(exec);
+      scale_output<<<128, 256, 0, scope.ctx.stream>>>(out, out_rows, l, ld_out, beta);
+      PMX_CUDA_CHECK_LAUNCH();
+      PMX_CUDA_CHECK(cudaStreamSynchronize(scope.ctx.stream));
+    } else {
+      for (int64_t i = 0; i < out_rows; ++i)
+        for (int64_t col = 0; col < l; ++col) out[i * ld_out + col] = beta == 0 ? 0.0 : beta * out[i * ld_out + col];
+    }
+    return;
+  }
+  const bool in_dev = is_device_pointer(in);
+  const bool resident = r && r->data;
+
+  detail::cuda_scope scope(exec);
+  cuda_context& c = scope.ctx;
+  const device_info di = info_of(c);
+  int64_t budget = detail::device_budget(exec, c);
+  if (resident && r->owned && explicit_budget(exec)) budget -= r->bytes();
+
+  const int64_t pitch = resident ? r->pitch : resident_pitch(n);
+  std::vector<size_t> sizes(slot_ring1 + 1, 0);
+  sizes[slot_table] = static_cast<size_t>(k * 4 * 8);
+  sizes[slot_centring] = static_cast<size_t>(2 * k * 8);
+  sizes[slot_in] = in_dev ? 0 : static_cast<size_t>(in_rows * l * 8);
+  sizes[slot_out] = out_dev ? 0 : static_cast<size_t>(out_rows * l * 8);
+  int64_t fixed = 0;
+  for (size_t s : sizes) fixed += static_cast<int64_t>(s);
+  // Streaming: chunks of variants, two ring slots.
+  int64_t chunk_rows = k;
+  if (!resident) {
+    chunk_rows = std::max<int64_t>(64, std::min<int64_t>(k, (int64_t{256} << 20) / pitch));
+    const int64_t left = budget - fixed - out_rows * dev::cols * 8;
+    if (left > 0) chunk_rows = std::min(chunk_rows, std::max<int64_t>(64, left / 4 / pitch));
+    chunk_rows = std::min(chunk_rows, k);
+    sizes[slot_ring0] = sizes[slot_ring1] = static_cast<size_t>(chunk_rows * pitch);
+    fixed += 2 * chunk_rows * pitch;
+  }
+  // Partial sums: at least one split; up to what the planner wants, within the budget.
+  const int64_t part_rows = transposed ? chunk_rows : n;
+  const int64_t min_part = part_rows * dev::cols * 8;
+  const int64_t want_part = min_part * 4 * di.sms;  // capped again by the split planner
+  int64_t part_bytes = std::min<int64_t>(want_part, std::max<int64_t>(min_part, budget - fixed));
+  part_bytes = std::min<int64_t>(part_bytes, std::max<int64_t>(min_part, int64_t{1} << 30));
+  if (fixed + part_bytes > budget)
+    throw unsupported_error("gemm (cuda): a device memory budget of " + std::to_string(budget >> 20) +
+                            " MiB is too small (this call needs at least " +
+                            std::to_string(((fixed + part_bytes) >> 20) + 1) + " MiB)");
+  sizes[slot_part] = static_cast<size_t>(part_bytes);
+  c.reserve_scratch(sizes, budget);
+
+  auto* table = static_cast<double*>(c.slot(slot_table));
+  auto* centring = static_cast<double*>(c.slot(slot_centring));
+  PMX_CUDA_CHECK(cudaMemcpyAsync(centring, p, static_cast<size_t>(k * 8), cudaMemcpyHostToDevice, c.stream));
+  if (scale)
+    PMX_CUDA_CHECK(cudaMemcpyAsync(centring + k, scale, static_cast<size_t>(k * 8), cudaMemcpyHostToDevice, c.stream));
+  dev::build_tables<<<static_cast<unsigned>(std::min<int64_t>(ceil_div(k, 256), 1024)), 256, 0, c.stream>>>(
+      centring, scale ? centring + k : nullptr, k, table);
+  PMX_CUDA_CHECK_LAUNCH();
+
+  const double* in_d = in;
+  int64_t ld_in_d = ld_in;
+  if (!in_dev) {
+    auto* d = static_cast<double*>(c.slot(slot_in));
+    PMX_CUDA_CHECK(cudaMemcpy2DAsync(d, static_cast<size_t>(l * 8), in, static_cast<size_t>(ld_in * 8),
+                                     static_cast<size_t>(l * 8), static_cast<size_t>(in_rows), cudaMemcpyHostToDevice,
+                                     c.stream));
+    in_d = d, ld_in_d = l;
+  }
+  double* out_d = out;
+  int64_t ld_out_d = ld_out;
+  if (!out_dev) {
+    out_d = static_cast<double*>(c.slot(slot_out)), ld_out_d = l;
+    if (beta != 0)
+      PMX_CUDA_CHECK(cudaMemcpy2DAsync(out_d, static_cast<size_t>(l * 8), out, static_cast<size_t>(ld_out * 8),
+                                       static_cast<size_t>(l * 8), static_cast<size_t>(out_rows),
+                                       cudaMemcpyHostToDevice, c.stream));
+  }
+
+  call kc{transposed, use_m16(c, di), n, l, di.sms, table, in_d, ld_in_d, out_d, ld_out_d, beta,
+          static_cast<double*>(c.slot(slot_part)), part_bytes};
+  if (resident) {
+    chunk_product(c, kc, r->data, r->pitch, 0, k, true);
+  } else {
+    uint8_t* ring[2] = {static_cast<uint8_t*>(c.slot(slot_ring0)), static_cast<uint8_t*>(c.slot(slot_ring1))};
+    PMX_CUDA_CHECK(cudaMemsetAsync(ring[0], 0x55, static_cast<size_t>(chunk_rows * pitch), c.stream));
+    PMX_CUDA_CHECK(cudaMemsetAsync(ring[1], 0x55, static_cast<size_t>(chunk_rows * pitch), c.stream));
+    c.ensure_pinned(static_cast<size_t>(chunk_rows * std::max<int64_t>(g.row_bytes, 1)));
+    upload_rows(c, exec, g, 0, k, ring, chunk_rows, pitch, [&](const uint8_t* d, int64_t j0, int64_t rows) {
+      chunk_product(c, kc, d, pitch, j0, rows, j0 == 0);
+    });
+  }
+  if (!out_dev)
+    PMX_CUDA_CHECK(cudaMemcpy2DAsync(out, static_cast<size_t>(ld_out * 8), out_d, static_cast<size_t>(l * 8),
+                                     static_cast<size_t>(l * 8), static_cast<size_t>(out_rows), cudaMemcpyDeviceToHost,
+                                     c.stream));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
 }
 
 }  // namespace pmx::kernels::cuda_detail
