@@ -1,0 +1,279 @@
+// The cuda backend of genotype_gemm (Y = Z Λ, W = Zᵀ Λ̃) against the reference backend (long
+// double): random and adversarial shapes (n, k not multiples of anything, an all-missing and a
+// monomorphic variant, 0–60 % missing calls), l = 1, 3, 10, 32, 64 (and 17, 67), observed and
+// arbitrary p (outside [0, 1] too), with and without scales, β = 0 with NaN in the output and
+// β ≠ 0, leading dimensions larger than l, host and device pointers, a reused gemm_operand, a
+// device budget so small that the genotypes are streamed in chunks, and both MMA paths (sm_90
+// m16n8k16 and the sm_80 m8n8k4 kernels, forced with PMX_GEMM_MMA=m8).
+//
+// Tolerance (genotype_gemm.hpp, cuda): componentwise |got − ref| ≤ 1e-12 · (Σ |Z_ij Λ_jc| + |β Y0|).
+// Every test skips, saying why, when no GPU is visible (or the build has no CUDA backend).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+
+#ifdef PMX_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "panoramix/error.hpp"
+#include "panoramix/ops/genotype_gemm.hpp"
+#include "test_support.hpp"
+
+using namespace pmx;
+
+namespace {
+
+#define PMX_REQUIRE_GPU()                                                                      \
+  do {                                                                                         \
+    if (!cuda_available())                                                                     \
+      GTEST_SKIP() << (cuda_compiled_in() ? "no CUDA device is visible on this machine"       \
+                                          : "this build has no CUDA backend (PMX_CUDA off)"); \
+  } while (0)
+
+const executor ref = executor::reference();
+const double qnan = std::numeric_limits<double>::quiet_NaN();
+
+struct data {
+  int64_t n, k, l, ld_a, ld_b;
+  packed_genotypes g;
+  std::vector<double> p, s, lambda, lambda_t;
+};
+
+data make(int64_t n, int64_t k, int64_t l, double missing, bool observed_p, bool scaled, uint64_t seed) {
+  data d{n, k, l, l + 2, l + 1, test::random_genotypes(n, k, missing, seed), {}, {}, {}, {}};
+  std::mt19937_64 rng(seed * 7 + 1);
+  std::uniform_real_distribution<double> u(-1, 1), up(-0.3, 1.3), us(0.2, 3);
+  d.p.resize(k);
+  for (int64_t j = 0; j < k; ++j) {
+    if (observed_p) {
+      int64_t sum = 0, called = 0;
+      for (int64_t i = 0; i < n; ++i)
+        if (int x = test::dosage(d.g, i, j); x >= 0) sum += x, ++called;
+      d.p[j] = called ? sum / (2.0 * called) : 0.5;
+    } else {
+      d.p[j] = up(rng);
+    }
+  }
+  if (scaled) {
+    d.s.resize(k);
+    for (auto& v : d.s) v = us(rng) * (rng() % 5 == 0 ? -1 : 1);
+  }
+  // Mixed magnitudes per row: a componentwise bound must hold for small entries too.
+  d.lambda.assign(static_cast<size_t>(k * d.ld_a), qnan);  // padding columns are NaN: never read
+  for (int64_t j = 0; j < k; ++j) {
+    const double mag = j % 7 == 3 ? 1e-9 : 1.0;
+    for (int64_t c = 0; c < l; ++c) d.lambda[j * d.ld_a + c] = mag * u(rng);
+  }
+  d.lambda_t.assign(static_cast<size_t>(n * d.ld_b), qnan);
+  for (int64_t i = 0; i < n; ++i) {
+    const double mag = i % 5 == 2 ? 1e6 : 1.0;
+    for (int64_t c = 0; c < l; ++c) d.lambda_t[i * d.ld_b + c] = mag * u(rng);
+  }
+  return d;
+}
+
+long double z_of(const data& d, int64_t i, int64_t j) {
+  const int x = test::dosage(d.g, i, j);
+  if (x < 0) return 0;
+  return (d.s.empty() ? 1.0L : d.s[j]) * (x - 2.0L * d.p[j]);
+}
+
+// Σ |terms| (+ |β out0|) per output element, row-major with l columns.
+std::vector<long double> bounds(const data& d, bool transposed, double beta, const std::vector<double>& out0,
+                                int64_t ld_out) {
+  const int64_t rows = transposed ? d.k : d.n;
+  std::vector<long double> b(static_cast<size_t>(rows * d.l), 0.0L);
+  for (int64_t i = 0; i < d.n; ++i)
+    for (int64_t j = 0; j < d.k; ++j) {
+      const long double z = std::fabs(z_of(d, i, j));
+      if (z == 0) continue;
+      for (int64_t c = 0; c < d.l; ++c) {
+        if (transposed) b[j * d.l + c] += z * std::fabs((long double)d.lambda_t[i * d.ld_b + c]);
+        else b[i * d.l + c] += z * std::fabs((long double)d.lambda[j * d.ld_a + c]);
+      }
+    }
+  if (beta != 0)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < d.l; ++c) b[r * d.l + c] += std::fabs(beta * out0[r * ld_out + c]);
+  return b;
+}
+
+void expect_close(const std::vector<double>& got, const std::vector<double>& want, const std::vector<long double>& bound,
+                  int64_t rows, int64_t l, int64_t ld, const std::string& what) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < l; ++c) {
+      const double g = got[r * ld + c], w = want[r * ld + c];
+      ASSERT_FALSE(std::isnan(g)) << what << " (" << r << "," << c << ")";
+      ASSERT_LE(std::fabs(static_cast<long double>(g) - w), 1e-12L * bound[r * l + c])
+          << what << " (" << r << "," << c << ") got " << g << " want " << w;
+    }
+    for (int64_t c = l; c < ld; ++c)  // padding columns untouched
+      ASSERT_EQ(std::memcmp(&got[r * ld + c], &want[r * ld + c], 8), 0) << what << " padding (" << r << "," << c << ")";
+  }
+}
+
+#ifdef PMX_HAVE_CUDA
+struct device_array {
+  double* p = nullptr;
+  explicit device_array(const std::vector<double>& h) {
+    if (cudaMalloc(&p, std::max<size_t>(8, h.size() * 8)) != cudaSuccess) throw std::bad_alloc();
+    cudaMemcpy(p, h.data(), h.size() * 8, cudaMemcpyHostToDevice);
+  }
+  ~device_array() { cudaFree(p); }
+  void get(std::vector<double>& h) const { cudaMemcpy(h.data(), p, h.size() * 8, cudaMemcpyDeviceToHost); }
+};
+#endif
+
+enum class memory { host, device };
+
+// Both products of one case on `cuda` (one-shot op and, if given, a prepared operand) against the
+// reference, with host or device pointers.
+void check(const data& d, const executor& cuda, bool beta_nonzero, memory mem, const std::string& tag,
+           const gemm_operand* op = nullptr) {
+  const gemm_centring c{d.p, d.s};
+  const double beta = beta_nonzero ? -0.75 : 0.0;
+  const int64_t ld_y = d.l + 1, ld_w = d.l + 3;
+  std::mt19937_64 rng(d.n * 31 + d.k);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> Y0(static_cast<size_t>(d.n * ld_y)), W0(static_cast<size_t>(d.k * ld_w));
+  for (auto& v : Y0) v = beta_nonzero ? u(rng) : qnan;
+  for (auto& v : W0) v = beta_nonzero ? u(rng) : qnan;
+  std::vector<double> Yr = Y0, Wr = W0, Yc = Y0, Wc = W0;
+  gemm(ref, d.g.view(), c, d.l, d.lambda.data(), d.ld_a, beta, Yr.data(), ld_y);
+  gemm_transposed(ref, d.g.view(), c, d.l, d.lambda_t.data(), d.ld_b, beta, Wr.data(), ld_w);
+  const std::string what = tag + " n=" + std::to_string(d.n) + " k=" + std::to_string(d.k) +
+                           " l=" + std::to_string(d.l) + (beta_nonzero ? " beta" : " beta=0") +
+                           (mem == memory::device ? " device" : " host") + (d.s.empty() ? "" : " scaled") +
+                           (op ? " operand" : " one-shot");
+  if (mem == memory::host) {
+    if (op) {
+      gemm(*op, c, d.l, d.lambda.data(), d.ld_a, beta, Yc.data(), ld_y);
+      gemm_transposed(*op, c, d.l, d.lambda_t.data(), d.ld_b, beta, Wc.data(), ld_w);
+    } else {
+      gemm(cuda, d.g.view(), c, d.l, d.lambda.data(), d.ld_a, beta, Yc.data(), ld_y);
+      gemm_transposed(cuda, d.g.view(), c, d.l, d.lambda_t.data(), d.ld_b, beta, Wc.data(), ld_w);
+    }
+  } else {
+#ifdef PMX_HAVE_CUDA
+    device_array L(d.lambda), Lt(d.lambda_t), Y(Yc), W(Wc);
+    if (op) {
+      gemm(*op, c, d.l, L.p, d.ld_a, beta, Y.p, ld_y);
+      gemm_transposed(*op, c, d.l, Lt.p, d.ld_b, beta, W.p, ld_w);
+    } else {
+      gemm(cuda, d.g.view(), c, d.l, L.p, d.ld_a, beta, Y.p, ld_y);
+      gemm_transposed(cuda, d.g.view(), c, d.l, Lt.p, d.ld_b, beta, W.p, ld_w);
+    }
+    Y.get(Yc);
+    W.get(Wc);
+#endif
+  }
+  expect_close(Yc, Yr, bounds(d, false, beta, Y0, ld_y), d.n, d.l, ld_y, "Z*L " + what);
+  expect_close(Wc, Wr, bounds(d, true, beta, W0, ld_w), d.k, d.l, ld_w, "Zt*L " + what);
+}
+
+// Runs `body` once per MMA path this GPU has (the sm_80 kernels run on sm_90 too).
+template <class Body>
+void for_each_path(Body body) {
+  for (const char* path : {"", "m8"}) {
+    if (*path) setenv("PMX_GEMM_MMA", path, 1);
+    else unsetenv("PMX_GEMM_MMA");
+    body(std::string(*path ? path : "default"));
+    unsetenv("PMX_GEMM_MMA");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+}  // namespace
+
+TEST(CudaGemm, MatchesReferenceOnOddShapes) {
+  PMX_REQUIRE_GPU();
+  const executor cuda(backend::cuda, 4);
+  struct shape {
+    int64_t n, k, l;
+  };
+  const shape shapes[] = {{1, 1, 1},      {3, 5, 3},       {33, 65, 10},    {127, 129, 32},  {129, 7, 64},
+                          {1025, 63, 10}, {2049, 517, 3},  {130, 1100, 17}, {513, 1537, 10}, {4097, 301, 1},
+                          {70, 2000, 67}, {3001, 1001, 10}};
+  for_each_path([&](const std::string& path) {
+    uint64_t seed = 11;
+    for (const auto& s : shapes) {
+      const bool observed = seed % 2 == 0, scaled = seed % 3 != 0;
+      const data d = make(s.n, s.k, s.l, seed % 4 == 0 ? 0.6 : 0.05, observed, scaled, seed);
+      check(d, cuda, seed % 2 == 1, seed % 3 == 0 ? memory::device : memory::host, path);
+      if (::testing::Test::HasFatalFailure()) return;
+      ++seed;
+    }
+  });
+}
+
+TEST(CudaGemm, HostAndDevicePointersBetaAndNaN) {
+  PMX_REQUIRE_GPU();
+  const executor cuda(backend::cuda, 4);
+  const data d = make(1500, 700, 10, 0.1, false, true, 5);
+  for (memory m : {memory::host, memory::device})
+    for (bool beta : {false, true}) {
+      check(d, cuda, beta, m, "pointers");
+      if (HasFatalFailure()) return;
+    }
+}
+
+TEST(CudaGemm, OperandReuseIsDeterministic) {
+  PMX_REQUIRE_GPU();
+  const executor cuda(backend::cuda, 4);
+  const data d = make(2000, 900, 10, 0.05, true, false, 8);
+  const gemm_operand op(cuda, d.g.view());
+  ASSERT_NE(op.device(), nullptr);
+  for (int rep = 0; rep < 2; ++rep) {
+    check(d, cuda, rep == 1, rep == 0 ? memory::host : memory::device, "reuse", &op);
+    if (HasFatalFailure()) return;
+  }
+  // Same call twice: the same bits (fixed split and reduction order).
+  const gemm_centring c{d.p, d.s};
+  std::vector<double> a(static_cast<size_t>(d.k * d.l)), b(a.size());
+  gemm_transposed(op, c, d.l, d.lambda_t.data(), d.ld_b, 0.0, a.data(), d.l);
+  gemm_transposed(op, c, d.l, d.lambda_t.data(), d.ld_b, 0.0, b.data(), d.l);
+  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * 8));
+  for (int l : {1, 3, 32, 64}) {
+    const data e = make(2000, 900, l, 0.05, true, l == 3, 8);  // same genotypes (same seed)
+    check(e, cuda, l == 32, l == 64 ? memory::device : memory::host, "reuse l", &op);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(CudaGemm, TinyBudgetStreamsTheGenotypes) {
+  PMX_REQUIRE_GPU();
+  executor cuda(backend::cuda, 4);
+  cuda.set_device_memory_budget(int64_t{3} << 20);
+  const data d = make(5003, 2011, 10, 0.05, false, true, 21);
+  for_each_path([&](const std::string& path) {
+    const gemm_operand op(cuda, d.g.view());
+    check(d, cuda, false, memory::host, "streamed " + path, &op);
+    if (::testing::Test::HasFatalFailure()) return;
+    check(d, cuda, true, memory::device, "streamed " + path, &op);
+    if (::testing::Test::HasFatalFailure()) return;
+    check(d, cuda, true, memory::host, "streamed one-shot " + path);
+  });
+}
+
+TEST(CudaGemm, EmptyShapes) {
+  PMX_REQUIRE_GPU();
+  const executor cuda(backend::cuda, 2);
+  const std::vector<double> p = {0.3, 0.4}, lam(8, 1.0);
+  packed_genotypes g0(0, 2);
+  std::vector<double> W(4, 5.0);
+  gemm_transposed(cuda, g0.view(), gemm_centring{p, {}}, 2, lam.data(), 2, 0.0, W.data(), 2);
+  for (double v : W) EXPECT_EQ(v, 0.0);
+  std::vector<double> W2(4, 5.0);
+  gemm_transposed(cuda, g0.view(), gemm_centring{p, {}}, 2, lam.data(), 2, 2.0, W2.data(), 2);
+  for (double v : W2) EXPECT_EQ(v, 10.0);
+  packed_genotypes g1(3, 0);
+  std::vector<double> Y(6, qnan);
+  gemm(cuda, g1.view(), gemm_centring{{}, {}}, 2, lam.data(), 2, 0.0, Y.data(), 2);
+  for (double v : Y) EXPECT_EQ(v, 0.0);
+}
