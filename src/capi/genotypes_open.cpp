@@ -69,11 +69,11 @@ void finish(pmx_genotypes& h, const pmx::variant_major_view& g) {
   h.operand.emplace(h.exec, h.view);
 }
 
-/// Shared front of the creation functions: ctx checked by the caller, out cleared first.
+/// Shared front of the creation functions: *out cleared first, whatever fails.
 template <class Make>
 int create(pmx_context* ctx, pmx_genotypes** out, const char* function, Make&& make) {
-  if (!ctx) return PMX_E_NULL_ARGUMENT;
   if (out) *out = nullptr;
+  if (!ctx) return PMX_E_NULL_ARGUMENT;
   return guarded(ctx->messages, function, [&] {
     require(out != nullptr, PMX_E_NULL_ARGUMENT, "out is NULL");
     auto h = std::make_unique<pmx_genotypes>(ctx->make_executor());
