@@ -383,7 +383,7 @@ __global__ void __launch_bounds__(threads, 1) ztl_kernel(ztl_args a) {
 
 // out[r * ld + c] = Σ_{s < splits} part[(s * rows + r) * 16 + c] (+ β out[r * ld + c] when β ≠ 0),
 // r < rows, c < lc; the splits are added in order.
-__global__ void reduce_partials(const double* __restrict__ part, int splits, int64_t rows, int lc, double beta,
+static __global__ void reduce_partials(const double* __restrict__ part, int splits, int64_t rows, int lc, double beta,
                                 double* __restrict__ out, int64_t ld) {
   const int64_t total = rows * lc;
   for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total; e += int64_t{gridDim.x} * blockDim.x) {
@@ -397,7 +397,7 @@ __global__ void reduce_partials(const double* __restrict__ part, int splits, int
 }
 
 // table[4j + code] = s_j (x − 2 p_j) for the dosage x of `code`, 0 for missing; j < k.
-__global__ void build_tables(const double* __restrict__ p, const double* __restrict__ scale, int64_t k,
+static __global__ void build_tables(const double* __restrict__ p, const double* __restrict__ scale, int64_t k,
                              double* __restrict__ table) {
   for (int64_t j = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; j < k; j += int64_t{gridDim.x} * blockDim.x) {
     const double s = scale ? scale[j] : 1.0, two_p = 2.0 * p[j];
@@ -410,7 +410,7 @@ __global__ void build_tables(const double* __restrict__ p, const double* __restr
 
 // Self-test of the m16n8k16 fragment layout: A[r][c] = r + 1 + 32c, B[r][c] = 1 + r + 17c (small
 // integers, exact), D = A·B written row-major to d[16 * 8].
-__global__ void m16_selftest(double* d) {
+static __global__ void m16_selftest(double* d) {
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   double a[8], b[4], c[4] = {0, 0, 0, 0};
   for (int i = 0; i < 8; ++i) {
