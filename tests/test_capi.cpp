@@ -18,6 +18,10 @@
 #include <thread>
 #include <vector>
 
+#ifdef PMX_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 #include "panoramix/allele_frequencies.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
 #include "panoramix/panoramix.h"
@@ -199,17 +203,51 @@ void expect_within_bound(const variant_major_view& g, const centring_arrays& c, 
 }
 
 /// Runs the C API product and the C++ ops (cpu: bit for bit; reference: within the bound).
+#ifdef PMX_HAVE_CUDA
+/// A device copy of a host vector (cuda handles take device pointers).
+struct device_vector {
+  double* p = nullptr;
+  size_t size = 0;
+  explicit device_vector(const std::vector<double>& host) : size(host.size()) {
+    EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&p), size * sizeof(double)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(p, host.data(), size * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  ~device_vector() { cudaFree(p); }
+  std::vector<double> to_host() const {
+    std::vector<double> host(size);
+    EXPECT_EQ(cudaMemcpy(host.data(), p, size * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+    return host;
+  }
+};
+#endif
+
+enum placement { host_memory = 0, device_in = 1, device_out = 2, device_both = 3 };
+
+/// Runs the C API product and the C++ ops: on a cpu handle, bit for bit with the cpu op; on every
+/// handle, within the bound of the reference op. `where` puts in/out in device memory (cuda).
 void check_product(pmx_genotypes* h, const variant_major_view& g, const centring_arrays& c, bool trans,
-                   bool row_major, int64_t l, int64_t pad, double beta, uint64_t seed, const std::string& what) {
+                   bool row_major, int64_t l, int64_t pad, double beta, uint64_t seed, const std::string& what,
+                   int where = host_memory) {
   const int64_t n = g.n_samples, k = g.n_variants;
   const dense in = random_dense(trans ? n : k, l, row_major, pad, seed);
   const dense out0 = random_dense(trans ? k : n, l, row_major, pad + 1, seed + 1);
   dense got = out0;
-  ASSERT_EQ(pmx_genotypes_multiply(h, trans ? PMX_TRANS : PMX_NO_TRANS,
-                                   row_major ? PMX_ROW_MAJOR : PMX_COL_MAJOR, l, in.a.data(), in.ld, beta,
-                                   got.a.data(), got.ld),
-            PMX_OK)
-      << what << ": " << pmx_genotypes_last_error(h);
+  const int t = trans ? PMX_TRANS : PMX_NO_TRANS, layout = row_major ? PMX_ROW_MAJOR : PMX_COL_MAJOR;
+  if (where == host_memory) {
+    ASSERT_EQ(pmx_genotypes_multiply(h, t, layout, l, in.a.data(), in.ld, beta, got.a.data(), got.ld), PMX_OK)
+        << what << ": " << pmx_genotypes_last_error(h);
+  } else {
+#ifdef PMX_HAVE_CUDA
+    device_vector din(in.a), dout(got.a);
+    const double* x = where & device_in ? din.p : in.a.data();
+    double* y = where & device_out ? dout.p : got.a.data();
+    ASSERT_EQ(pmx_genotypes_multiply(h, t, layout, l, x, in.ld, beta, y, got.ld), PMX_OK)
+        << what << ": " << pmx_genotypes_last_error(h);
+    if (where & device_out) got.a = dout.to_host();
+#else
+    FAIL() << "device memory without CUDA";
+#endif
+  }
 
   // Padding (rows or columns past the matrix inside the leading dimension) untouched.
   for (int64_t r = 0; r < (row_major ? got.rows : l); ++r)
@@ -217,13 +255,17 @@ void check_product(pmx_genotypes* h, const variant_major_view& g, const centring
       ASSERT_EQ(got.a[r * got.ld + t], out0.a[r * got.ld + t]) << what << ": padding written";
 
   const auto x = in.packed_row_major();
-  auto expected = out0.packed_row_major();
-  const executor cpu(backend::cpu, 2);
-  if (trans) gemm_transposed(cpu, g, c.view(), l, x.data(), l, beta, expected.data(), l);
-  else gemm(cpu, g, c.view(), l, x.data(), l, beta, expected.data(), l);
-  const auto got_packed = got.packed_row_major();
-  for (size_t t = 0; t < expected.size(); ++t)
-    ASSERT_EQ(got_packed[t], expected[t]) << what << ": differs from the C++ op at " << t;
+  int device = -1;
+  ASSERT_EQ(pmx_genotypes_device(h, &device), PMX_OK);
+  if (device == PMX_DEVICE_CPU) {
+    auto expected = out0.packed_row_major();
+    const executor cpu(backend::cpu, 2);
+    if (trans) gemm_transposed(cpu, g, c.view(), l, x.data(), l, beta, expected.data(), l);
+    else gemm(cpu, g, c.view(), l, x.data(), l, beta, expected.data(), l);
+    const auto got_packed = got.packed_row_major();
+    for (size_t e = 0; e < expected.size(); ++e)
+      ASSERT_EQ(got_packed[e], expected[e]) << what << ": differs from the C++ op at " << e;
+  }
 
   auto ref = out0.packed_row_major();
   if (trans) gemm_transposed(executor::reference(), g, c.view(), l, x.data(), l, beta, ref.data(), l);
@@ -773,6 +815,39 @@ TEST(CapiThreads, ConcurrentProductsMatchSerial) {
     EXPECT_EQ(mismatches[t], 0) << "thread " << t;
     EXPECT_EQ(failures[t], 0) << "thread " << t;
   }
+}
+
+// ---- cuda handles (skipped without a GPU) -------------------------------------------------------
+
+TEST(CapiCuda, HostAndDevicePointers) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device (or no CUDA backend in this build)";
+  auto ctx = make_context(PMX_DEVICE_CUDA, 2);
+  auto h = open_all(ctx.get());  // uploads the genotypes once
+  ASSERT_TRUE(h);
+  int device = -1;
+  ASSERT_EQ(pmx_genotypes_device(h.get(), &device), PMX_OK);
+  EXPECT_EQ(device, PMX_DEVICE_CUDA);
+  ASSERT_EQ(pmx_genotypes_compute_frequencies(h.get(), 0, 0), PMX_OK);
+  ASSERT_EQ(pmx_genotypes_set_scaling(h.get(), PMX_SCALE_STANDARDIZE, nullptr, 0), PMX_OK);
+  const auto c = op_centring(frequencies_of(h.get()), scales_of(h.get()));
+  const variant_major_view g = data().g.view();
+  uint64_t seed = 3000;
+  for (bool trans : {false, true})
+    for (int64_t l : {1, 5, 64}) {
+      const std::string what = std::string(trans ? "cuda Z'L" : "cuda ZL") + " l=" + std::to_string(l);
+      check_product(h.get(), g, c, trans, true, l, 1, 0.5, ++seed, what + " host row");
+      check_product(h.get(), g, c, trans, false, l, 2, 0.0, ++seed, what + " host col");
+      for (int where : {device_in, device_out, device_both})
+        check_product(h.get(), g, c, trans, true, l, 1, -1.0, ++seed, what + " device " + std::to_string(where),
+                      where);
+    }
+#ifdef PMX_HAVE_CUDA
+  // Column-major takes host memory only.
+  device_vector lam(std::vector<double>(K * 2, 0.5));
+  std::vector<double> y(N * 2);
+  EXPECT_FAILS(pmx_genotypes_multiply(h.get(), PMX_NO_TRANS, PMX_COL_MAJOR, 2, lam.p, K, 0.0, y.data(), N),
+               PMX_E_UNSUPPORTED, pmx_genotypes_last_error(h.get()), "PMX_COL_MAJOR", "device memory");
+#endif
 }
 
 // ---- real data: frequencies are plink2 --freq's numbers ------------------------------------------

@@ -1,6 +1,7 @@
 // The products: out ← op(Z)·in + β·out on a handle, row-major straight into the op, column-major
 // through row-major copies.
 #include <algorithm>
+#include <cstdint>
 #include <shared_mutex>
 #include <vector>
 
@@ -76,9 +77,10 @@ int pmx_genotypes_multiply(pmx_genotypes* g, int trans, int layout, int64_t l, c
     check_matrix(a, l, row_major);
     check_matrix(y, l, row_major);
     {
-      const auto* a0 = static_cast<const double*>(in);
-      const double* y0 = out;
-      const int64_t ea = extent(a, l, row_major), ey = extent(y, l, row_major);
+      // Address ranges compared as integers (pointers into different arrays do not compare in C++).
+      const auto a0 = reinterpret_cast<uintptr_t>(in), y0 = reinterpret_cast<uintptr_t>(out);
+      const auto ea = static_cast<uintptr_t>(extent(a, l, row_major)) * sizeof(double),
+                 ey = static_cast<uintptr_t>(extent(y, l, row_major)) * sizeof(double);
       require(ea == 0 || ey == 0 || a0 + ea <= y0 || y0 + ey <= a0, PMX_E_INVALID_ARGUMENT,
               "in and out overlap; the product needs separate memory");
     }

@@ -1,5 +1,7 @@
 // Last-error messages of one C API object, kept per calling thread: a thread reads the message of
 // its own most recent call on the object, whatever other threads do with the same object meanwhile.
+// An entry lives from a failed call to the thread's next successful call on the object (or the
+// object's end), so the map holds at most one message per thread whose last call failed.
 #pragma once
 #include <mutex>
 #include <string>
