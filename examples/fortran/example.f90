@@ -38,6 +38,10 @@ program example
   end if
   print '(a, a, a, i0, a)', 'panoramix ', pmx_string(pmx_version()), ' (C ABI ', pmx_abi_version(), ')'
   if (pmx_abi_version() /= PMX_MODULE_ABI_VERSION) stop 'library ABI does not match this module'
+  ! The module's copies of the status codes must be the library's.
+  if (pmx_string(pmx_status_name(PMX_E_FILE)) /= 'PMX_E_FILE' .or. &
+      pmx_string(pmx_status_name(PMX_E_STATE)) /= 'PMX_E_STATE' .or. &
+      pmx_string(pmx_status_name(PMX_E_INTERNAL)) /= 'PMX_E_INTERNAL') stop 'status codes differ'
 
   ! The oracle's data: the .bed decoded here (x(i, j) = copies of A1 or -1), frequencies.
   n = count_lines(trim(prefix)//'.fam')

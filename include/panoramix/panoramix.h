@@ -14,8 +14,9 @@
  * (1, 1/sqrt(2 p_j (1 − p_j)), or set by the caller). The genotypes stay 2-bit (4 calls per byte,
  * the .bed layout) and, on a GPU, resident in device memory for the handle's lifetime; Z is never
  * formed. Missing calls are handled exactly. Both products are accurate like a double-precision
- * dgemm: for each output element, |error| ≤ c·2⁻⁵³·Σ|terms| with c growing like (n + k)/128
- * (the bound is spelt out in include/panoramix/ops/genotype_gemm.hpp).
+ * dgemm: for each output element, |error| ≤ c·2⁻⁵³·Σ|terms| with c growing like (n + k)/128, plus
+ * for Zᵀ·Λ̃ with l ≥ 2 a term for the missing calls of each variant (the bound is spelt out in
+ * include/panoramix/ops/genotype_gemm.hpp). Results do not depend on the thread count.
  *
  * Plain C: the header compiles as C99 and as C++. Link with -lpanoramix (libpanoramix.so).
  *
@@ -252,14 +253,16 @@ PMX_API int pmx_genotypes_get_scaling(pmx_genotypes* g, double* scale, int64_t c
 /** out ← op(Z) · in + β · out, op(Z) = Z (trans = PMX_NO_TRANS) or Zᵀ (PMX_TRANS).
     l ≥ 0 columns (the kernels are tuned for 1–64; any l works). Shapes: PMX_NO_TRANS: in k × l,
     out n × l; PMX_TRANS: in n × l, out k × l. layout (enum pmx_layout) applies to both matrices;
-    ld_in / ld_out are their leading dimensions (row-major: ≥ l; column-major: ≥ their number of
-    rows, and ≥ 1). Only the l columns are read or written; padding between them is untouched.
+    ld_in / ld_out are their leading dimensions (row-major: ≥ max(1, l); column-major:
+    ≥ max(1, their number of rows)). Padding inside a leading dimension is neither read nor
+    written.
     β = 0 overwrites out without reading it (NaN in out does not propagate).
     Memory: on a cpu or reference handle, in and out are host memory. On a cuda handle each may be
     host or device memory (cudaMalloc'd; detected per pointer) with PMX_ROW_MAJOR; PMX_COL_MAJOR
     takes host memory only (a device pointer → PMX_E_UNSUPPORTED). A Fortran array declared
     lambda(l, k) is row-major k × l with ld = l: pass it as PMX_ROW_MAJOR, without copies.
-    in and out must not overlap, and in must be finite.
+    in and out must not overlap (checked), and in must be finite (not checked: a NaN in row i
+    of Λ̃ reaches every variant where sample i is missing).
     PMX_E_STATE when no frequencies were computed or set. */
 PMX_API int pmx_genotypes_multiply(pmx_genotypes* g, int trans, int layout, int64_t l,
                                    const double* in, int64_t ld_in, double beta, double* out,
