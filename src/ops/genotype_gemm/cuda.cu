@@ -129,19 +129,33 @@ struct call {
   int64_t part_bytes;
 };
 
-// Splits of the reduction for `rows` variants of one chunk: enough blocks for ~4 per SM.
+// Splits of the reduction. The kernels run one 256-thread block per SM (register bound), so the
+// grid is sized in whole waves: among the split counts that keep a split's work reasonable
+// (>= `min_len` reduction items) and its partials within part_bytes, the one whose last wave is
+// fullest (ties to fewer splits). E.g. Zᵀ·Λ̃ with 50,241 variants: 99 blocks x 4 splits = 3 waves
+// of 132 instead of 4.5.
+int64_t choose_splits(int64_t bx, int sms, int64_t len, int64_t min_len, int64_t max_splits) {
+  int64_t best = 1;
+  double best_score = -1;
+  const int64_t most = std::max<int64_t>(1, std::min<int64_t>({max_splits, int64_t{64}, len / std::max<int64_t>(1, min_len)}));
+  for (int64_t s = 1; s <= most; ++s) {
+    const int64_t blocks = bx * s, waves = ceil_div(blocks, sms);
+    const double fill = double(blocks) / double(waves * sms);
+    const double score = fill - 0.004 * double(s) - (waves < 2 && s < most ? 0.5 : 0.0) * (1.0 - fill);
+    if (score > best_score + 1e-9) best_score = score, best = s;
+  }
+  return best;
+}
 int64_t zl_split_rows(const call& k, int64_t rows) {
   const int64_t bx = ceil_div(k.n, dev::zl_samples);
-  int64_t splits = std::max<int64_t>(1, ceil_div(4 * int64_t{k.sms}, bx));
   const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (k.n * dev::cols * 8));
-  splits = std::min(splits, max_splits);
+  const int64_t splits = choose_splits(bx, k.sms, rows, 512, max_splits);
   return std::max<int64_t>(dev::zl_chunk, ceil_div(ceil_div(rows, splits), dev::zl_chunk) * dev::zl_chunk);
 }
 int64_t ztl_split_samples(const call& k, int64_t rows) {
   const int64_t bx = ceil_div(rows, dev::ztl_variants);
-  int64_t splits = std::max<int64_t>(1, ceil_div(4 * int64_t{k.sms}, bx));
   const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (rows * dev::cols * 8));
-  splits = std::min(splits, max_splits);
+  const int64_t splits = choose_splits(bx, k.sms, k.n, 4096, max_splits);
   return std::max<int64_t>(dev::ztl_step, ceil_div(ceil_div(k.n, splits), dev::ztl_step) * dev::ztl_step);
 }
 

@@ -334,8 +334,8 @@ __global__ void __launch_bounds__(threads, 1) ztl_kernel(ztl_args a) {
         }
       }
     } else {
-#pragma unroll 2
-      for (int ks = 0; ks < 8; ++ks) {
+#pragma unroll
+      for (int ks = 0; ks < 8; ++ks) {  // fully unrolled: constant shifts on the 64-bit words
         // K index t + 4i of k-step ks -> sample 32t + 4ks + i
         double b[NT][4];
 #pragma unroll
