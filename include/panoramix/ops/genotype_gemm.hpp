@@ -25,6 +25,21 @@
 // A variant without called genotypes gives exactly 0. Results do not depend on the thread count or
 // on the instruction set (the same bits on every machine for given inputs and l).
 //
+// Accuracy (cuda backend). Z is decoded per call from the 2-bit codes through the per-variant
+// values z = s_j(x − 2p_j) (rounded once, as on the cpu) and multiplied on the FP64 tensor cores
+// (sm_90: mma m16n8k16, sm_80: m8n8k4) with double accumulation; the reduction is split into at
+// most 64 parts (variants for gemm, samples for gemm_transposed) whose partial sums are added in a
+// fixed order. Every product is a plain double-precision dot product of the terms, so for both
+// products and every l
+//                    |error| ≤ c·u·Σ |Z_ij Λ_jc|     (no missing-call term; missing calls are 0)
+// with c growing like the length of the sum (k for gemm, n for gemm_transposed) plus 3, as for a
+// dgemm. A variant without called genotypes gives exactly 0. Results are the same bits from run
+// to run on one GPU model (split counts depend on the shapes and the SM count only); they differ
+// from the cpu backend's in the last bits. Memory (cuda): an operand whose 2-bit matrix
+// (ceil(n/4) bytes per variant, rounded up to 64) plus the products' working room does not fit the
+// device budget stays on the host, and every product then streams it in chunks of variants
+// through pinned staging buffers (same results, bound by the host-device link).
+//
 // Inputs must be finite (gemm_transposed sums Λ̃ over all samples, so a NaN in the row of a
 // sample spreads to the variants where that sample is missing) and must not overlap the output.
 #pragma once
