@@ -20,6 +20,7 @@ struct allele_frequencies {
   std::vector<int64_t> missing_all;   ///< missing calls per variant over all kept samples
   std::vector<double> a1;             ///< A1 frequency; NaN where no counted sample has a call
   int64_t total_missing() const;
+  void resize(int64_t m);
 };
 
 /// One pass over the kept variants, as PLINK 2 counts: founders only (parents "0 0" in .fam)
@@ -28,6 +29,20 @@ struct allele_frequencies {
 /// diploid), males on Y (nobody else counts), everyone on MT.
 allele_frequencies compute_allele_frequencies(const executor& exec, const plink_fileset& data,
                                               const frequency_options& opt, progress_sink* progress);
+
+/// The same counting block by block, for passes that need each block's frequencies as the block
+/// arrives (the GRM reads the genotypes once). `out` must have been sized with resize(m).
+class frequency_counter {
+ public:
+  frequency_counter(const plink_fileset& data, const frequency_options& opt);
+  /// Fills out[first .. first + block.n_variants) from the genotypes of those kept variants.
+  void add_block(const executor& exec, int64_t first, const variant_major_view& block, allele_frequencies& out) const;
+
+ private:
+  std::vector<chromosome_set::kind> kinds_;
+  std::vector<uint8_t> counted_, males_, others_;
+  bool haploid_ = false;
+};
 
 /// Mask of the samples frequencies are counted over (empty = all).
 std::vector<uint8_t> frequency_sample_mask(const plink_fileset& data, bool nonfounders);

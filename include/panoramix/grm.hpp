@@ -1,6 +1,8 @@
 // Genomic relationship matrices.
 #pragma once
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "panoramix/allele_frequencies.hpp"
@@ -34,6 +36,9 @@ struct grm_result {
   std::vector<double> G;         ///< n×n, row-major, symmetric
   std::vector<int32_t> N;        ///< n×n jointly-called counts (when asked for), symmetric
   std::vector<double> a1_freq;   ///< frequencies used (after PLINK's 0.5 rule for no calls)
+  /// Wall seconds per stage of the computation, in first-use order (for logs and benchmarks).
+  std::vector<std::pair<std::string, double>> stage_seconds;
+  std::string residence;         ///< where the n×n sums were accumulated ("device" or "host")
 };
 
 /// Frequency PLINK uses in the GRM for a variant: its A1 frequency, or 0.5 where no counted

@@ -103,6 +103,10 @@ class plink_fileset {
   /// Kept variants [first, first + count), compacted to the kept samples.
   packed_genotypes read_block(int64_t first, int64_t count) const;
 
+  /// The same block as a view into the mapped file, without a copy, when every sample is kept and
+  /// the block's variants are consecutive in the file; else a view with data == nullptr.
+  variant_major_view mapped_block(int64_t first, int64_t count) const;
+
  private:
   std::string prefix_;
   std::vector<sample_record> samples_;

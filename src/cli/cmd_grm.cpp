@@ -46,6 +46,8 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
       log.begin("relationship matrix");
       const grm_result res = compute_grm(exec, *data, g, &log);
       log.end();
+      for (const auto& [name, seconds] : res.stage_seconds) log.substage(name, seconds);
+      if (exec.kind() == backend::cuda) log.message("Pair sums accumulated on the " + res.residence);
       log.message("GRM (" + *method + ") of " + std::to_string(res.n) + " samples from " +
                   std::to_string(res.n_variants) + " variants");
       log.begin("write");

@@ -56,6 +56,11 @@ void run_log::end() {
   std::fflush(f_);
 }
 
+void run_log::substage(const std::string& name, double seconds) {
+  std::fprintf(f_, "Time   %-26s %10.3f s\n", (name + ":").c_str(), seconds);
+  std::fflush(f_);
+}
+
 void run_log::update(std::string_view stage, double fraction) {
   const auto now = clock::now();
   if (now - start_ < std::chrono::seconds(2)) return;

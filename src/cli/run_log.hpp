@@ -21,6 +21,8 @@ class run_log : public progress_sink {
   /// Starts/ends a named stage; end writes its wall time.
   void begin(const std::string& stage);
   void end();
+  /// A line "Time   NAME: seconds" under the current stage (its parts, measured by the library).
+  void substage(const std::string& name, double seconds);
   /// Progress on stderr, throttled, only once the command has run for a couple of seconds.
   void update(std::string_view stage, double fraction) override;
   /// Final lines; `ok` false writes the error.

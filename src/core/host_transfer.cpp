@@ -12,6 +12,16 @@ void gather_row_words(const packed_rows_view& v, int64_t first_row, int64_t rows
     std::memcpy(dst + r * words, v.row(first_row + r) + first_word, static_cast<size_t>(words) * 8);
 }
 
+void copy_rows_padded(uint8_t* dst, int64_t dst_pitch, const variant_major_view& g, int64_t first_row, int64_t rows,
+                      int64_t bytes, int threads) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (rows * bytes > (1 << 20))
+  for (int64_t r = 0; r < rows; ++r) {
+    uint8_t* d = dst + r * dst_pitch;
+    std::memcpy(d, g.row(first_row + r), static_cast<size_t>(bytes));
+    std::memset(d + bytes, 0, static_cast<size_t>(dst_pitch - bytes));
+  }
+}
+
 void copy_parallel(void* dst, const void* src, size_t bytes, int threads) {
   constexpr size_t piece = size_t{1} << 20;
   const int64_t n = static_cast<int64_t>((bytes + piece - 1) / piece);

@@ -12,6 +12,11 @@ namespace pmx::detail {
 void gather_row_words(const packed_rows_view& v, int64_t first_row, int64_t rows, int64_t first_word,
                       int64_t words, uint64_t* dst, int threads);
 
+/// Row r of dst (at dst + r * dst_pitch) = the first `bytes` bytes of g.row(first_row + r), zero
+/// filled up to dst_pitch, for r < rows.
+void copy_rows_padded(uint8_t* dst, int64_t dst_pitch, const variant_major_view& g, int64_t first_row, int64_t rows,
+                      int64_t bytes, int threads);
+
 /// memcpy split over threads.
 void copy_parallel(void* dst, const void* src, size_t bytes, int threads);
 

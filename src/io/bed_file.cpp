@@ -78,4 +78,14 @@ packed_genotypes plink_fileset::read_block(int64_t first, int64_t count) const {
   return subset(bed_->view(), all_samples_kept() ? all : sample_index_, rows);
 }
 
+variant_major_view plink_fileset::mapped_block(int64_t first, int64_t count) const {
+  PMX_EXPECTS(first >= 0 && count >= 0 && first + count <= n_variants(), "block out of range");
+  if (!all_samples_kept() || count == 0) return {};
+  if (variant_index_[first + count - 1] - variant_index_[first] != count - 1) return {};  // increasing: a run
+  variant_major_view v = bed_->view();
+  v.data = v.row(variant_index_[first]);
+  v.n_variants = count;
+  return v;
+}
+
 }  // namespace pmx

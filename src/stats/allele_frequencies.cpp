@@ -5,6 +5,8 @@
 #include <limits>
 #include <numeric>
 
+#include "panoramix/error.hpp"
+
 namespace pmx {
 
 int64_t allele_frequencies::total_missing() const {
@@ -35,58 +37,72 @@ struct tally {
 
 }  // namespace
 
-allele_frequencies compute_allele_frequencies(const executor& exec, const plink_fileset& data,
-                                              const frequency_options& opt, progress_sink* progress) {
+void allele_frequencies::resize(int64_t m) {
+  observations.resize(static_cast<size_t>(m));
+  missing_all.resize(static_cast<size_t>(m));
+  a1.resize(static_cast<size_t>(m));
+}
+
+frequency_counter::frequency_counter(const plink_fileset& data, const frequency_options& opt) {
   using kind = chromosome_set::kind;
   const int64_t n = data.n_samples(), m = data.n_variants();
-  allele_frequencies out;
-  out.observations.resize(static_cast<size_t>(m));
-  out.missing_all.resize(static_cast<size_t>(m));
-  out.a1.resize(static_cast<size_t>(m));
-
-  std::vector<kind> kinds(static_cast<size_t>(m));
-  bool haploid = false;
+  kinds_.resize(static_cast<size_t>(m));
   for (int64_t j = 0; j < m; ++j) {
-    kinds[j] = opt.chromosomes.classify(data.variant(j).chrom);
-    haploid = haploid || kinds[j] == kind::x || kinds[j] == kind::y || kinds[j] == kind::mt;
+    kinds_[j] = opt.chromosomes.classify(data.variant(j).chrom);
+    haploid_ = haploid_ || kinds_[j] == kind::x || kinds_[j] == kind::y || kinds_[j] == kind::mt;
   }
   // Masks: counted samples; and, for haploid chromosomes, counted males / counted non-males.
-  const auto counted = frequency_sample_mask(data, opt.nonfounders);
-  std::vector<uint8_t> males, others;
-  if (haploid) {
-    males.resize(static_cast<size_t>(n));
-    others.resize(static_cast<size_t>(n));
+  counted_ = frequency_sample_mask(data, opt.nonfounders);
+  if (haploid_) {
+    males_.resize(static_cast<size_t>(n));
+    others_.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
-      const bool c = counted.empty() || counted[i];
-      males[i] = c && data.sample(i).sex == 1;
-      others[i] = c && data.sample(i).sex != 1;
+      const bool c = counted_.empty() || counted_[i];
+      males_[i] = c && data.sample(i).sex == 1;
+      others_[i] = c && data.sample(i).sex != 1;
     }
   }
+}
 
-  const auto bv = static_cast<size_t>(opt.block_variants);
-  std::vector<variant_counts> all(bv), cnt(bv), male(bv), other(bv);
+void frequency_counter::add_block(const executor& exec, int64_t first, const variant_major_view& block,
+                                  allele_frequencies& out) const {
+  using kind = chromosome_set::kind;
+  const int64_t count = block.n_variants;
+  PMX_EXPECTS(first >= 0 && first + count <= static_cast<int64_t>(kinds_.size()), "block out of range");
+  const auto sz = static_cast<size_t>(count);
+  std::vector<variant_counts> all(sz), cnt, male, other;
+  allele_counts(exec, block, {}, all);
+  if (!counted_.empty()) cnt.resize(sz), allele_counts(exec, block, counted_, cnt);
+  if (haploid_) {
+    male.resize(sz), other.resize(sz);
+    allele_counts(exec, block, males_, male);
+    allele_counts(exec, block, others_, other);
+  }
+  for (int64_t b = 0; b < count; ++b) {
+    const int64_t j = first + b;
+    tally t;
+    switch (kinds_[j]) {
+      case kind::x: t.diploid(other[b]), t.haploid(male[b]); break;
+      case kind::y: t.haploid(male[b]); break;
+      case kind::mt: t.haploid(counted_.empty() ? all[b] : cnt[b]); break;
+      default: t.diploid(counted_.empty() ? all[b] : cnt[b]);
+    }
+    out.missing_all[j] = all[b].missing;
+    out.observations[j] = t.obs;
+    out.a1[j] = t.obs ? double(t.a1_halves) / double(2 * t.obs) : std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+allele_frequencies compute_allele_frequencies(const executor& exec, const plink_fileset& data,
+                                              const frequency_options& opt, progress_sink* progress) {
+  const int64_t m = data.n_variants();
+  allele_frequencies out;
+  out.resize(m);
+  const frequency_counter counter(data, opt);
   for (int64_t first = 0; first < m; first += opt.block_variants) {
     const int64_t count = std::min(opt.block_variants, m - first);
     const packed_genotypes block = data.read_block(first, count);
-    allele_counts(exec, block.view(), {}, std::span(all).first(count));
-    if (!counted.empty()) allele_counts(exec, block.view(), counted, std::span(cnt).first(count));
-    if (haploid) {
-      allele_counts(exec, block.view(), males, std::span(male).first(count));
-      allele_counts(exec, block.view(), others, std::span(other).first(count));
-    }
-    for (int64_t b = 0; b < count; ++b) {
-      const int64_t j = first + b;
-      tally t;
-      switch (kinds[j]) {
-        case kind::x: t.diploid(other[b]), t.haploid(male[b]); break;
-        case kind::y: t.haploid(male[b]); break;
-        case kind::mt: t.haploid(counted.empty() ? all[b] : cnt[b]); break;
-        default: t.diploid(counted.empty() ? all[b] : cnt[b]);
-      }
-      out.missing_all[j] = all[b].missing;
-      out.observations[j] = t.obs;
-      out.a1[j] = t.obs ? double(t.a1_halves) / double(2 * t.obs) : std::numeric_limits<double>::quiet_NaN();
-    }
+    counter.add_block(exec, first, block.view(), out);
     report(progress, "allele frequencies", double(first + count) / double(m));
   }
   return out;

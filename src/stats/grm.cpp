@@ -2,10 +2,13 @@
 #include "panoramix/grm.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "panoramix/error.hpp"
-#include "panoramix/ops/crossprod.hpp"
+#include "panoramix/ops/sample_sums.hpp"
 #include "panoramix/ops/table_products.hpp"
 
 namespace pmx {
@@ -15,23 +18,29 @@ double grm_frequency(double a1_freq) { return std::isnan(a1_freq) ? 0.5 : a1_fre
 namespace {
 
 template <class T>
-void mirror_lower(std::vector<T>& a, int64_t n) {
+void mirror_lower(std::vector<T>& a, int64_t n, int threads) {
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = i + 1; j < n; ++j) a[i * n + j] = a[j * n + i];
 }
 
-// Pair counts N for one block: n_block everywhere when nothing is missing, else a popcount pass.
-void add_pair_counts(const executor& exec, const packed_genotypes& block, int64_t block_missing,
-                     std::vector<int32_t>& N, int64_t n) {
-  if (block_missing == 0) {
-    const auto k = static_cast<int32_t>(block.n_variants());
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j <= i; ++j) N[i * n + j] += k;
-    return;
+// Wall time per stage, summed over blocks (reported in grm_result::stage_seconds).
+class stage_clock {
+ public:
+  explicit stage_clock(std::vector<std::pair<std::string, double>>& out) : out_(out) {}
+  template <class F>
+  void time(const char* stage, F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (auto& [name, total] : out_)
+      if (name == stage) return void(total += s);
+    out_.emplace_back(stage, s);
   }
-  const packed_rows t = transpose_to_sample_major(block.view(), exec.threads());
-  crossprod_symmetric(exec, t.view(), {.N = N.data(), .ld = n});
-}
+
+ private:
+  std::vector<std::pair<std::string, double>>& out_;
+};
 
 }  // namespace
 
@@ -40,99 +49,100 @@ grm_result compute_grm(const executor& exec, const plink_fileset& data, const gr
   const int64_t n = data.n_samples(), m = data.n_variants();
   if (m == 0) throw input_error("no variants left for the GRM (after X/Y/MT and --extract)");
   if (4 * m >= (int64_t{1} << 31)) throw unsupported_error("more than 500 M variants: int32 sums overflow");
+  const bool vanraden = opt.method == grm_method::vanraden;
+  const int threads = exec.threads();
   frequency_options fo;
   fo.nonfounders = opt.nonfounders;
   fo.chromosomes = opt.chromosomes;
-  const auto freqs = compute_allele_frequencies(exec, data, fo, progress);
+  const frequency_counter counter(data, fo);
+  allele_frequencies freqs;
+  freqs.resize(m);
 
   grm_result res;
   res.n = n;
   res.n_variants = m;
   res.a1_freq.resize(static_cast<size_t>(m));
-  for (int64_t j = 0; j < m; ++j) res.a1_freq[j] = grm_frequency(freqs.a1[j]);
-  const bool counts = opt.pair_counts || opt.method == grm_method::standardized;
-  if (counts) res.N.assign(static_cast<size_t>(n * n), 0);
-  res.G.assign(static_cast<size_t>(n * n), 0.0);
-
-  // Per-variant tables of z by .bed code {hom A1, missing, het, hom A2}.
-  std::vector<code_table> z(static_cast<size_t>(m));
-  double denom_vr = 0;  // 2 Σ p(1-p)
-  for (int64_t j = 0; j < m; ++j) {
-    const double p = res.a1_freq[j], q = 2 * p;
-    const double s = (p > 0 && p < 1) ? 1 / std::sqrt(2 * p * (1 - p)) : 0.0;
-    if (opt.method == grm_method::standardized) z[j] = {(2 - q) * s, 0.0, (1 - q) * s, -q * s};
-    else z[j] = {2 - q, 0.0, 1 - q, -q};
-    denom_vr += 2 * p * (1 - p);
-  }
-
+  stage_clock clock(res.stage_seconds);
+  const bool counts = opt.pair_counts || !vanraden;
   std::vector<int32_t> S;
   std::vector<double> W, R, a;
-  std::vector<code_table> rowsum_table, w_table;
-  std::vector<double> r_q2;
-  double qq = 0;
-  if (opt.method == grm_method::vanraden) {
-    S.assign(static_cast<size_t>(n * n), 0);
-    a.assign(static_cast<size_t>(n), 0.0);
-    rowsum_table.resize(static_cast<size_t>(m));
-    w_table.resize(static_cast<size_t>(m));
-    r_q2.resize(static_cast<size_t>(m));
-    for (int64_t j = 0; j < m; ++j) {
-      const double q = 2 * res.a1_freq[j];
-      rowsum_table[j] = {2 * q, 0.0, q, 0.0};  // a_i = Σ_l x_il q_l over called
-      for (int c = 0; c < 4; ++c) w_table[j][c] = q * z[j][c];
-      r_q2[j] = q * q;
-      qq += q * q;
-    }
-    if (freqs.total_missing() > 0) {
-      W.assign(static_cast<size_t>(n * n), 0.0);
-      R.assign(static_cast<size_t>(n * n), 0.0);
-    }
-  }
+  clock.time("allocate", [&] {
+    if (counts) res.N.assign(static_cast<size_t>(n * n), 0);
+    res.G.assign(static_cast<size_t>(n * n), 0.0);
+    if (vanraden) S.assign(static_cast<size_t>(n * n), 0), a.assign(static_cast<size_t>(n), 0.0);
+  });
 
-  // The CUDA ops return their n×n sums to the host on every call, so on cuda the blocks grow
-  // until the 2-bit block reaches ~1 GiB: fewer n×n downloads per GRM.
-  int64_t block = opt.block_variants;
-  if (exec.kind() == backend::cuda)
-    block = std::max(block, std::min<int64_t>(m, (int64_t{1} << 32) / std::max<int64_t>(n, 1)));
+  // One pass: each block's frequencies come from its own rows, so the block is read once and its
+  // code tables are ready before its products. The n×n sums stay where the backend keeps them
+  // (on the GPU for cuda) until flush.
+  sample_sums sums(exec, n, {.S = vanraden ? S.data() : nullptr, .N = counts ? res.N.data() : nullptr,
+                             .C = vanraden ? nullptr : res.G.data(), .ld = n, .a = vanraden ? a.data() : nullptr});
+  res.residence = sums.residence();
+  double denom_vr = 0, qq = 0;  // 2 Σ p(1-p);  Σ q² with q = 2p
+  const int64_t block = exec.kind() == backend::cuda ? std::max<int64_t>(opt.block_variants, 65536) : opt.block_variants;
+  std::vector<code_table> z, rowsum_table, w_table;
+  std::vector<double> r_q2;
   for (int64_t first = 0; first < m; first += block) {
     const int64_t count = std::min(block, m - first);
-    const packed_genotypes block = data.read_block(first, count);
+    packed_genotypes copy;
+    variant_major_view g;
+    clock.time("read", [&] {
+      g = data.mapped_block(first, count);
+      if (!g.data) copy = data.read_block(first, count), g = copy.view();
+    });
     int64_t block_missing = 0;
-    for (int64_t j = first; j < first + count; ++j) block_missing += freqs.missing_all[j];
-    const auto zs = std::span<const code_table>(z).subspan(first, count);
-    if (opt.method == grm_method::standardized) {
-      table_crossprod(exec, block.view(), zs, res.G.data(), n);
-      add_pair_counts(exec, block, block_missing, res.N, n);
-    } else {
+    clock.time("frequencies and tables", [&] {
+      counter.add_block(exec, first, g, freqs);
+      // Per-variant tables of z by .bed code {hom A1, missing, het, hom A2}.
+      z.resize(static_cast<size_t>(count));
+      if (vanraden) rowsum_table.resize(z.size()), w_table.resize(z.size()), r_q2.resize(z.size());
+      for (int64_t b = 0; b < count; ++b) {
+        const int64_t j = first + b;
+        const double p = res.a1_freq[j] = grm_frequency(freqs.a1[j]), q = 2 * p;
+        block_missing += freqs.missing_all[j];
+        denom_vr += 2 * p * (1 - p);
+        if (!vanraden) {
+          const double s = (p > 0 && p < 1) ? 1 / std::sqrt(2 * p * (1 - p)) : 0.0;
+          z[b] = {(2 - q) * s, 0.0, (1 - q) * s, -q * s};
+        } else {
+          z[b] = {2 - q, 0.0, 1 - q, -q};
+          rowsum_table[b] = {2 * q, 0.0, q, 0.0};  // a_i = Σ_l x_il q_l over called
+          for (int c = 0; c < 4; ++c) w_table[b][c] = q * z[b][c];
+          r_q2[b] = q * q;
+          qq += q * q;
+        }
+      }
+    });
+    clock.time("products", [&] { sums.add(g, z, rowsum_table, block_missing > 0); });
+    if (vanraden && block_missing) {
       // Z Zᵀ = S − a1ᵀ − 1aᵀ + (qᵀq)11ᵀ + W + Wᵀ − R   (S exact; see DESIGN.md §3 / grm.hpp)
-      const packed_rows t = transpose_to_sample_major(block.view(), exec.threads());
-      crossprod_symmetric(exec, t.view(),
-                          {.S = S.data(), .N = counts && block_missing ? res.N.data() : nullptr, .ld = n});
-      if (counts && !block_missing)
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j <= i; ++j) res.N[i * n + j] += static_cast<int32_t>(count);
-      table_rowsums(exec, block.view(), std::span<const code_table>(rowsum_table).subspan(first, count), a);
-      if (block_missing)
-        missing_crossprod(exec, block.view(), std::span<const code_table>(w_table).subspan(first, count),
-                          std::span<const double>(r_q2).subspan(first, count), W.data(), R.data(), n);
+      clock.time("missing-call corrections", [&] {
+        if (W.empty()) W.assign(static_cast<size_t>(n * n), 0.0), R.assign(static_cast<size_t>(n * n), 0.0);
+        missing_crossprod(exec, g, w_table, r_q2, W.data(), R.data(), n);
+      });
     }
     report(progress, "relationship matrix", double(first + count) / double(m));
   }
+  clock.time("collect sums", [&] { sums.flush(); });
 
-  if (opt.method == grm_method::standardized) {
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j <= i; ++j) res.G[i * n + j] /= res.N[i * n + j];
-  } else {
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j <= i; ++j) {
-        double v = double(S[i * n + j]) - a[i] - a[j] + qq;
-        if (!W.empty()) v += W[j * n + i] + W[i * n + j] - R[i * n + j];
-        res.G[i * n + j] = v / denom_vr;
-      }
-  }
-  mirror_lower(res.G, n);
-  if (counts) mirror_lower(res.N, n);
-  if (!opt.pair_counts) res.N.clear();
+  clock.time("finish", [&] {
+    if (!vanraden) {
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j <= i; ++j) res.G[i * n + j] /= res.N[i * n + j];
+    } else {
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j <= i; ++j) {
+          double v = double(S[i * n + j]) - a[i] - a[j] + qq;
+          if (!W.empty()) v += W[j * n + i] + W[i * n + j] - R[i * n + j];
+          res.G[i * n + j] = v / denom_vr;
+        }
+    }
+    mirror_lower(res.G, n, threads);
+    if (counts) mirror_lower(res.N, n, threads);
+    if (!opt.pair_counts) res.N.clear();
+  });
   return res;
 }
 

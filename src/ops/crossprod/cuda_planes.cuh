@@ -50,6 +50,14 @@ plane_set make_plane_set(void* base, unsigned mask, int64_t rows, int64_t column
 /// `columns` valid columns; later columns of the padded plane row become 0).
 void build_planes(const uint64_t* raw, int64_t raw_words, int64_t rows, int64_t dst_row, int64_t columns,
                   plane_set& planes, cudaStream_t stream);
+/// Writes the planes of variants (columns) col0 .. col0 + variants - 1 of sample rows 0 .. samples - 1
+/// from variant-major 2-bit rows as in a .bed (variant v at raw + v * pitch, sample s in bits 2(s%4)
+/// of byte s/4; pitch a multiple of 32 bytes). The transpose happens here, on the device: the
+/// host never builds a sample-major copy. col0 must be a multiple of 256; the columns from
+/// col0 + variants up to the next multiple of 512 are written as zeros (missing), rows from
+/// `samples` on are not touched (see zero_padding_rows).
+void build_planes_from_variant_rows(const uint8_t* raw, int64_t pitch, int64_t variants, int64_t samples,
+                                    int64_t col0, plane_set& planes, cudaStream_t stream);
 /// Zeroes plane rows from `rows` to rows_pad (the padding rows).
 void zero_padding_rows(plane_set& planes, int64_t rows, cudaStream_t stream);
 

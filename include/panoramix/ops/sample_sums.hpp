@@ -1,0 +1,67 @@
+// Op: the per-pair and per-sample sums over variants that relationship matrices are made of,
+// accumulated block by block from variant-major genotypes (the .bed rows as read), with the totals
+// delivered to host memory once, by flush().
+//
+// With x = A1 dosage (0 where missing), called = 1 where the call is not missing, and per-variant
+// code tables T_l (table_products.hpp):
+//   S[i][j] += Σ_l x_il x_jl                    (exact int32)
+//   N[i][j] += Σ_l called_il called_jl          (exact int32)
+//   C[i][j] += Σ_l T_l[code_il] T_l[code_jl]    (double; the weighted, e.g. standardised, product)
+//   a[i]    += Σ_l R_l[code_il]                 (double; row sums through a second set of tables)
+// over every variant l passed to add(). S, N and C are symmetric: only their lower triangle
+// (i >= j) is written. Null outputs are not computed.
+//
+// Why an accumulator and not one more op call per block: the CUDA backend keeps the n×n sums on
+// the device across add() calls (when they fit the executor's device budget) and sends each across
+// PCIe once, at flush(); per-block calls would download n² numbers per block. The other backends
+// (and cuda when the sums do not fit) add into the host outputs as each block arrives. The results
+// are the same either way: the integer sums bit for bit, C and a to rounding.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "panoramix/executor.hpp"
+#include "panoramix/genotype_view.hpp"
+#include "panoramix/ops/table_products.hpp"
+
+namespace pmx {
+
+struct sample_sums_outputs {
+  int32_t* S = nullptr;
+  int32_t* N = nullptr;
+  double* C = nullptr;
+  int64_t ld = 0;  ///< leading dimension of S, N and C (row-major, >= n)
+  double* a = nullptr;  ///< n entries
+};
+
+class sample_sums {
+ public:
+  /// Accumulates into `out` (+=) for n samples. The outputs must stay valid until flush() (or
+  /// destruction); they may be written at any time before flush() returns.
+  sample_sums(const executor& exec, int64_t n_samples, const sample_sums_outputs& out);
+  ~sample_sums();
+  sample_sums(const sample_sums&) = delete;
+  sample_sums& operator=(const sample_sums&) = delete;
+
+  /// Adds the variants of `block` (g.n_samples == n). `c_tables` (for C) and `a_tables` (for a)
+  /// hold one table per variant of the block when those outputs are requested. `has_missing` =
+  /// false promises the block has no missing call (N then grows by the block's variant count
+  /// without a product).
+  void add(const variant_major_view& block, std::span<const code_table> c_tables,
+           std::span<const code_table> a_tables, bool has_missing = true);
+
+  /// Makes every sum added so far present in the host outputs. Further add() calls start from
+  /// zero again (a second flush adds only what came after the first).
+  void flush();
+
+  /// Where the sums are being kept ("device" or "host"), for logs and tests.
+  const char* residence() const;
+
+  struct state;  ///< backend state (defined by the implementation)
+
+ private:
+  std::unique_ptr<state> s_;
+};
+
+}  // namespace pmx

@@ -1,0 +1,201 @@
+// Device-resident sample sums: S and N as int32 n×n accumulators on the device for the whole
+// GRM, fed block by block from variant-major rows (uploaded 2 bits per call, transposed into bit
+// planes on the device, multiplied on the binary tensor cores of the crossprod op), and the row
+// sums a as doubles. flush() is the only n×n download.
+#include <algorithm>
+#include <vector>
+
+#include "core/cuda_context.hpp"
+#include "core/host_transfer.hpp"
+#include "ops/crossprod/cuda_planes.cuh"
+#include "ops/sample_sums/cuda_detail.hpp"
+#include "panoramix/error.hpp"
+
+namespace pmx::kernels::sample_sums_cuda {
+
+using detail::cuda_context;
+using detail::device_buffer;
+using namespace cuda_detail;
+
+namespace {
+constexpr int64_t pad256(int64_t x) { return (x + 255) / 256 * 256; }
+constexpr int64_t pad32(int64_t x) { return (x + 31) / 32 * 32; }
+constexpr int64_t pad512(int64_t x) { return (x + 511) / 512 * 512; }
+constexpr int row_sum_slices = 64;
+
+// part[slice][i] = Σ over the slice's variants l of tables[4 l + code(i, l)], 4 samples per thread.
+__global__ void row_sums_partial(const uint8_t* __restrict__ raw, int64_t pitch, int64_t variants, int64_t samples,
+                                 const double* __restrict__ tables, int64_t slice_len, double* __restrict__ part,
+                                 int64_t part_ld) {
+  const int64_t b = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (4 * b >= samples) return;
+  const int64_t l0 = blockIdx.y * slice_len, l1 = l0 + slice_len < variants ? l0 + slice_len : variants;
+  double acc[4] = {0, 0, 0, 0};
+  for (int64_t l = l0; l < l1; ++l) {
+    const unsigned byte = raw[l * pitch + b];
+    const double* t = tables + 4 * l;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) acc[k] += t[(byte >> (2 * k)) & 3u];
+  }
+#pragma unroll
+  for (int k = 0; k < 4; ++k) part[blockIdx.y * part_ld + 4 * b + k] = acc[k];
+}
+
+// a[i] += Σ_slices part[slice][i], slices in order (the same rounding on every run).
+__global__ void row_sums_reduce(const double* __restrict__ part, int64_t part_ld, int slices, int64_t samples,
+                                double* __restrict__ a) {
+  const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (i >= samples) return;
+  double s = 0;
+  for (int k = 0; k < slices; ++k) s += part[k * part_ld + i];
+  a[i] += s;
+}
+
+struct sizes {
+  int64_t acc, raw, planes, tables, part;
+  int64_t total() const { return acc + raw + planes + tables + part; }
+};
+}  // namespace
+
+struct device_sums {
+  int64_t n = 0, n_pad = 0, pitch = 0, kc = 0;
+  bool want_S = false, want_N = false, want_a = false;
+  device_buffer S, N, a, raw, planes, tables, part;
+  int64_t bytes = 0;
+};
+
+namespace {
+sizes plan(int64_t n, bool S, bool N, bool a, int64_t kc) {
+  const int64_t n_pad = pad256(n), pitch = pad32((n + 3) / 4);
+  sizes z{};
+  z.acc = (S + N) * n_pad * n_pad * 4 + (a ? n_pad * 8 : 0);
+  z.raw = kc * pitch;
+  z.planes = plane_bytes(7, n, kc);
+  z.tables = a ? kc * 32 : 0;
+  z.part = a ? row_sum_slices * 4 * pitch * 8 : 0;
+  return z;
+}
+}  // namespace
+
+int64_t device_budget(const executor& exec) {
+  detail::cuda_scope scope(exec);
+  return detail::device_budget(exec, scope.ctx);
+}
+
+int64_t held_bytes(const device_sums* d) { return d ? d->bytes : 0; }
+
+device_sums* create(const executor& exec, int64_t n, bool want_S, bool want_N, bool want_a, int64_t budget) {
+  detail::cuda_scope scope(exec);
+  // Chunks of up to 64 Ki variants (planes ~0.5 GB for 22 k samples); fewer when the budget is tight.
+  int64_t kc = 65536;
+  while (kc > 512 && plan(n, want_S, want_N, want_a, kc).total() > budget) kc /= 2;
+  const sizes z = plan(n, want_S, want_N, want_a, kc);
+  if (z.total() > budget || (n + 127) / 128 > 65535) return nullptr;
+  auto d = std::make_unique<device_sums>();
+  d->n = n, d->n_pad = pad256(n), d->pitch = pad32((n + 3) / 4), d->kc = kc;
+  d->want_S = want_S, d->want_N = want_N, d->want_a = want_a;
+  const size_t acc = static_cast<size_t>(d->n_pad * d->n_pad * 4);
+  if (want_S) d->S.reserve(acc);
+  if (want_N) d->N.reserve(acc);
+  if (want_a) {
+    d->a.reserve(static_cast<size_t>(d->n_pad * 8));
+    d->tables.reserve(static_cast<size_t>(z.tables));
+    d->part.reserve(static_cast<size_t>(z.part));
+  }
+  d->raw.reserve(static_cast<size_t>(z.raw));
+  d->planes.reserve(static_cast<size_t>(z.planes));
+  d->bytes = z.total();
+  cudaStream_t st = scope.ctx.stream;
+  if (want_S) PMX_CUDA_CHECK(cudaMemsetAsync(d->S.get(), 0, acc, st));
+  if (want_N) PMX_CUDA_CHECK(cudaMemsetAsync(d->N.get(), 0, acc, st));
+  if (want_a) PMX_CUDA_CHECK(cudaMemsetAsync(d->a.get(), 0, static_cast<size_t>(d->n_pad * 8), st));
+  return d.release();
+}
+
+void add(device_sums* d, const executor& exec, const variant_major_view& g, const double* a_tables, bool has_missing) {
+  detail::cuda_scope scope(exec);
+  cuda_context& c = scope.ctx;
+  const int64_t n = d->n, bytes = (n + 3) / 4;
+  auto* raw = static_cast<uint8_t*>(d->raw.get());
+  const bool need_n = d->want_N && has_missing;
+  const unsigned mask = (d->want_S ? 3u : 0u) | (need_n ? 4u : 0u);
+  for (int64_t l0 = 0; l0 < g.n_variants; l0 += d->kc) {
+    const int64_t cols = std::min(d->kc, g.n_variants - l0);
+    // 2-bit rows up, in 64 MiB pieces through the pinned staging buffers (host fills overlap copies).
+    const int64_t piece = std::max<int64_t>(1, (int64_t{64} << 20) / d->pitch);
+    detail::stream_to_device(
+        c, cols, piece, static_cast<size_t>(d->pitch), [&](int64_t first, int64_t) { return raw + first * d->pitch; },
+        [&](void* pinned, int64_t first, int64_t count) {
+          detail::copy_rows_padded(static_cast<uint8_t*>(pinned), d->pitch, g, l0 + first, count, bytes,
+                                   exec.threads());
+        },
+        [](const void*, int64_t, int64_t) {});
+    if (mask) {
+      plane_set ps = make_plane_set(d->planes.get(), mask, n, cols);
+      zero_padding_rows(ps, n, c.stream);
+      build_planes_from_variant_rows(raw, d->pitch, cols, n, 0, ps, c.stream);
+      if (d->want_S) {
+        const product_target t{static_cast<int32_t*>(d->S.get()), 1};
+        run_product(product::S, ps, 0, n, ps, 0, n, true, 0, 0, &t, 1, d->n_pad, c.stream);
+      }
+      if (need_n) {
+        const product_target t{static_cast<int32_t*>(d->N.get()), 1};
+        run_product(product::N, ps, 0, n, ps, 0, n, true, 0, 0, &t, 1, d->n_pad, c.stream);
+      }
+    }
+    if (d->want_a) {
+      auto* tab = static_cast<double*>(d->tables.get());
+      const int64_t tpiece = std::max<int64_t>(1, static_cast<int64_t>(c.pinned_bytes / 32));
+      detail::stream_to_device(
+          c, cols, tpiece, 32, [&](int64_t first, int64_t) { return tab + 4 * first; },
+          [&](void* pinned, int64_t first, int64_t count) {
+            std::copy_n(a_tables + 4 * (l0 + first), 4 * count, static_cast<double*>(pinned));
+          },
+          [](const void*, int64_t, int64_t) {});
+      const int64_t slice = (cols + row_sum_slices - 1) / row_sum_slices;
+      const int slices = static_cast<int>((cols + slice - 1) / slice);
+      const int64_t part_ld = 4 * d->pitch;
+      auto* part = static_cast<double*>(d->part.get());
+      const dim3 grid(static_cast<unsigned>((bytes + 127) / 128), static_cast<unsigned>(slices));
+      row_sums_partial<<<grid, 128, 0, c.stream>>>(raw, d->pitch, cols, n, tab, slice, part, part_ld);
+      PMX_CUDA_CHECK_LAUNCH();
+      row_sums_reduce<<<static_cast<unsigned>((n + 255) / 256), 256, 0, c.stream>>>(
+          part, part_ld, slices, n, static_cast<double*>(d->a.get()));
+      PMX_CUDA_CHECK_LAUNCH();
+    }
+  }
+}
+
+void flush(device_sums* d, const executor& exec, int32_t* S, int32_t* N, int64_t ld, double* a) {
+  detail::cuda_scope scope(exec);
+  cuda_context& c = scope.ctx;
+  const int64_t n = d->n;
+  auto download = [&](device_buffer& dev, int32_t* host) {
+    // Lower triangle: a piece of rows [first, first + count) needs columns up to its last diagonal.
+    auto width = [&](int64_t first, int64_t count) { return static_cast<size_t>(std::min(first + count, n)) * 4; };
+    detail::stream_rows_to_host(c, dev.get(), static_cast<size_t>(d->n_pad) * 4, static_cast<size_t>(n) * 4, n, width,
+                                [&](const void* src, int64_t first, int64_t count, size_t w) {
+                                  const auto cols = static_cast<int64_t>(w / 4);
+                                  detail::add_rows(host + first * ld, ld, static_cast<const int32_t*>(src), cols, count,
+                                                   cols, true, first, 0, exec.threads());
+                                });
+    PMX_CUDA_CHECK(cudaMemsetAsync(dev.get(), 0, static_cast<size_t>(d->n_pad * d->n_pad * 4), c.stream));
+  };
+  if (d->want_S && S) download(d->S, S);
+  if (d->want_N && N) download(d->N, N);
+  if (d->want_a && a) {
+    std::vector<double> h(static_cast<size_t>(n));
+    PMX_CUDA_CHECK(cudaMemcpyAsync(h.data(), d->a.get(), static_cast<size_t>(n * 8), cudaMemcpyDeviceToHost, c.stream));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+    for (int64_t i = 0; i < n; ++i) a[i] += h[i];
+    PMX_CUDA_CHECK(cudaMemsetAsync(d->a.get(), 0, static_cast<size_t>(n * 8), c.stream));
+  }
+  PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+}
+
+void destroy(device_sums* d) noexcept {
+  if (!d) return;
+  delete d;  // device_buffer frees without throwing
+}
+
+}  // namespace pmx::kernels::sample_sums_cuda
