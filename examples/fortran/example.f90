@@ -147,6 +147,7 @@ program example
   print '(a, es10.3)', 'max relative error Z''*L: ', err_w
   call pmx_genotypes_destroy(g)
   call pmx_context_destroy(ctx)
+  deallocate (x, bytes, p, p_lib, lambda, y, lt, w, w0)
   if (.not. (err_y <= tolerance .and. err_w <= tolerance)) then
     write (error_unit, '(a)') 'FAILED: error above 1e-12'
     stop 1

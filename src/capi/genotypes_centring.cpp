@@ -84,8 +84,9 @@ int pmx_genotypes_set_frequencies(pmx_genotypes* g, const double* p, int64_t cou
     require(p != nullptr, PMX_E_NULL_ARGUMENT, "p is NULL");
     require_count(*g, count, "p");
     for (int64_t j = 0; j < count; ++j)
-      require(std::isnan(p[j]) || (p[j] >= 0.0 && p[j] <= 1.0), PMX_E_INVALID_ARGUMENT,
-              "p[" + str(j) + "] = " + value(p[j]) + " is not a frequency (must be in [0, 1], or NaN for undefined)");
+      if (!(std::isnan(p[j]) || (p[j] >= 0.0 && p[j] <= 1.0)))
+        fail(PMX_E_INVALID_ARGUMENT, "p[" + str(j) + "] = " + value(p[j]) +
+                                         " is not a frequency (must be in [0, 1], or NaN for undefined)");
     std::unique_lock lock(g->mutex);
     g->p.assign(p, p + count);
     g->have_frequencies = true;
@@ -117,8 +118,8 @@ int pmx_genotypes_set_scaling(pmx_genotypes* g, int scaling, const double* scale
       require(scale != nullptr, PMX_E_NULL_ARGUMENT, "scale is NULL (PMX_SCALE_USER needs one per variant)");
       require_count(*g, count, "scale");
       for (int64_t j = 0; j < count; ++j)
-        require(std::isfinite(scale[j]), PMX_E_INVALID_ARGUMENT,
-                "scale[" + str(j) + "] = " + value(scale[j]) + " is not finite");
+        if (!std::isfinite(scale[j]))
+          fail(PMX_E_INVALID_ARGUMENT, "scale[" + str(j) + "] = " + value(scale[j]) + " is not finite");
       user.assign(scale, scale + count);
     } else {
       require(scale == nullptr && count == 0, PMX_E_INVALID_ARGUMENT,

@@ -41,13 +41,16 @@ std::vector<int64_t> index_subset(const int64_t* index, int64_t count, int64_t t
           count_name + " is " + str(count) + "; a subset must keep at least one of the " +
               items + " (pass NULL to keep all)");
   kept.assign(index, index + count);
+  // Messages are built only on failure (per-element string work would cost more than the check).
   for (int64_t t = 0; t < count; ++t) {
-    require(kept[t] >= 0 && kept[t] < total, PMX_E_INVALID_ARGUMENT,
-            name + "[" + str(t) + "] = " + str(kept[t]) + " is out of range: there are " +
-                str(total) + " " + items + " (0-based indices 0.." + str(total - 1) + ")");
-    require(t == 0 || kept[t] > kept[t - 1], PMX_E_INVALID_ARGUMENT,
-            name + "[" + str(t) + "] = " + str(kept[t]) + " does not follow " + name + "[" +
-                str(t - 1) + "] = " + str(kept[t - 1]) + ": indices must be strictly increasing");
+    if (kept[t] < 0 || kept[t] >= total)
+      fail(PMX_E_INVALID_ARGUMENT, name + "[" + str(t) + "] = " + str(kept[t]) +
+                                       " is out of range: there are " + str(total) + " " + items +
+                                       " (0-based indices 0.." + str(total - 1) + ")");
+    if (t > 0 && kept[t] <= kept[t - 1])
+      fail(PMX_E_INVALID_ARGUMENT, name + "[" + str(t) + "] = " + str(kept[t]) + " does not follow " +
+                                       name + "[" + str(t - 1) + "] = " + str(kept[t - 1]) +
+                                       ": indices must be strictly increasing");
   }
   return kept;
 }

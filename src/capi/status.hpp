@@ -23,6 +23,7 @@ class capi_error : public std::runtime_error {
 [[noreturn]] inline void fail(int status, const std::string& message) {
   throw capi_error(status, message);
 }
+/// Single checks only: the message is built before the test, so loops use if (...) fail(...).
 inline void require(bool ok, int status, const std::string& message) {
   if (!ok) fail(status, message);
 }
