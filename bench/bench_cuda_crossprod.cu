@@ -13,8 +13,12 @@
 //     by k / k'); its result is compared with S where k' = k.
 // Then once, end to end through the public op (host rows in, host S out): crossprod_symmetric.
 //
+// With --ld VxS: the multiply stage of LD (Mᵀ·M over variants: V rows of S samples, the .bed rows
+// as they are), once for S alone (no missing calls) and once for every sum LD needs with missing
+// calls (S, N lower triangle; U and V = U + 2D full square), after one warm-up run each.
+//
 // Usage: bench_cuda_crossprod [--sizes 4096x100000,22016x1000000] [--reps 5] [--naive-k K]
-//                             [--e2e 22016x1000000 | --e2e 0]
+//                             [--e2e 22016x1000000 | --e2e 0] [--ld 50241x3101000]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -213,7 +217,7 @@ std::pair<double, double> measure_peaks(timer& tm) {
 }  // namespace
 
 int run(int argc, char** argv) {
-  std::string sizes_arg = "4096x100000,8192x262144,22016x1000000", e2e_arg = "22016x1000000";
+  std::string sizes_arg = "4096x100000,8192x262144,22016x1000000", e2e_arg = "22016x1000000", ld_arg;
   int reps = 5;
   int64_t naive_k_arg = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -222,6 +226,7 @@ int run(int argc, char** argv) {
     else if (a == "--reps") reps = std::atoi(argv[i + 1]);
     else if (a == "--naive-k") naive_k_arg = std::atoll(argv[i + 1]);
     else if (a == "--e2e") e2e_arg = argv[i + 1];
+    else if (a == "--ld") ld_arg = argv[i + 1];
     else return std::fprintf(stderr, "unknown option %s\n", a.c_str()), 2;
   }
   cudaDeviceProp prop{};
@@ -348,6 +353,51 @@ int run(int argc, char** argv) {
     PMX_CUDA_CHECK(cudaFree(C));
     PMX_CUDA_CHECK(cudaFree(S));
     PMX_CUDA_CHECK(cudaFree(raw));
+  }
+
+  // LD multiply stage: rows are variants, columns samples.
+  for (const auto& size : parse_sizes(ld_arg)) {
+    const int64_t n = size.first, k = size.second;
+    const int64_t words = (k + 31) / 32;
+    uint64_t* raw = nullptr;
+    PMX_CUDA_CHECK(cudaMalloc(&raw, n * words * 8));
+    random_codes<<<132 * 16, 256>>>(raw, n * words, 777 + n + k);
+    PMX_CUDA_CHECK(cudaGetLastError());
+    void* pbase = nullptr;
+    PMX_CUDA_CHECK(cudaMalloc(&pbase, plane_bytes(7, n, k)));
+    plane_set ps = make_plane_set(pbase, 7, n, k);
+    build_planes(raw, words, n, 0, k, ps, nullptr);
+    zero_padding_rows(ps, n, nullptr);
+    PMX_CUDA_CHECK(cudaDeviceSynchronize());
+    PMX_CUDA_CHECK(cudaFree(raw));
+    const int64_t ldo = (n + 255) / 256 * 256;
+    int32_t* out[4] = {};
+    for (auto& o : out) PMX_CUDA_CHECK(cudaMalloc(&o, ldo * ldo * 4));
+    // U = H + D, V = H + 3D (as the op plans it): two single-pair products over the full square.
+    const product_target tS{out[0], 1}, tN{out[1], 1}, tH[2] = {{out[2], 1}, {out[3], 1}},
+                         tD[2] = {{out[2], 1}, {out[3], 3}};
+    const double pairs_k = 0.5 * double(n) * double(n) * double(k);
+    const double t_s = tm.median_ms(1, [&] {
+      PMX_CUDA_CHECK(cudaMemsetAsync(out[0], 0, ldo * ldo * 4));
+      run_product(product::S, ps, 0, n, ps, 0, n, true, 0, 0, &tS, 1, ldo, nullptr);
+    });
+    const double t_all = tm.median_ms(1, [&] {
+      for (auto& o : out) PMX_CUDA_CHECK(cudaMemsetAsync(o, 0, ldo * ldo * 4));
+      run_product(product::S, ps, 0, n, ps, 0, n, true, 0, 0, &tS, 1, ldo, nullptr);
+      run_product(product::N, ps, 0, n, ps, 0, n, true, 0, 0, &tN, 1, ldo, nullptr);
+      run_product(product::H, ps, 0, n, ps, 0, n, false, 0, 0, tH, 2, ldo, nullptr);
+      run_product(product::D, ps, 0, n, ps, 0, n, false, 0, 0, tD, 2, ldo, nullptr);
+    });
+    // Bit products per pair-column: S 4 + N 1 (lower triangle), H 1 + D 1 (full square = 2x).
+    const double bitops_s = 2.0 * pairs_k * 4, bitops_all = 2.0 * pairs_k * (5 + 2 * 2);
+    std::printf("LD multiply stage %lld variants x %lld samples (planes %.1f GB on the device):\n", (long long)n,
+                (long long)k, plane_bytes(7, n, k) / 1e9);
+    std::printf("  S only (no missing calls):      %9.1f ms  %.2f P bit-ops/s  %.3e variant-pair-ops/s\n", t_s,
+                bitops_s / (t_s * 1e-3) / 1e15, pairs_k / (t_s * 1e-3));
+    std::printf("  S, N, U, V (with missing calls): %9.1f ms  %.2f P bit-ops/s\n", t_all,
+                bitops_all / (t_all * 1e-3) / 1e15);
+    for (auto& o : out) PMX_CUDA_CHECK(cudaFree(o));
+    PMX_CUDA_CHECK(cudaFree(pbase));
   }
 
   // End to end through the public op: host 2-bit rows in, host int32 S out (+=).

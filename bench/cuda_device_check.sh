@@ -42,7 +42,7 @@ unset PMX_CUDA_BINARY_MMA
 
 echo "== compute-sanitizer memcheck (subset)"
 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/test_cuda_ops" \
-  --gtest_filter='CudaCrossprod.SubsetsOfOutputsAndLeadingDimension:CudaCrossprod.TinyMemoryBudgetForcesTiling:CudaTableProducts.TinyMemoryBudgetForcesTiling' \
+  --gtest_filter='CudaCrossprod.SubsetsOfOutputsAndLeadingDimension:CudaCrossprod.TinyMemoryBudgetForcesTiling:CudaTableProducts.TinyMemoryBudgetForcesTiling:CudaSampleSums.*' \
   >"$LOG/memcheck.log" 2>&1
 echo "memcheck rc $? : $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$LOG/memcheck.log" | tr '\n' ' ')"
 PMX_CUDA_BINARY_MMA=sync timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/test_cuda_ops" \

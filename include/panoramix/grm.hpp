@@ -7,6 +7,7 @@
 
 #include "panoramix/allele_frequencies.hpp"
 #include "panoramix/executor.hpp"
+#include "panoramix/matrix_buffer.hpp"
 #include "panoramix/plink_files.hpp"
 #include "panoramix/progress.hpp"
 
@@ -33,8 +34,8 @@ struct grm_options {
 struct grm_result {
   int64_t n = 0;                 ///< samples
   int64_t n_variants = 0;        ///< variants used
-  std::vector<double> G;         ///< n×n, row-major, symmetric
-  std::vector<int32_t> N;        ///< n×n jointly-called counts (when asked for), symmetric
+  matrix_buffer<double> G;       ///< n×n, row-major, symmetric
+  matrix_buffer<int32_t> N;      ///< n×n jointly-called counts (when asked for), symmetric
   std::vector<double> a1_freq;   ///< frequencies used (after PLINK's 0.5 rule for no calls)
   /// Wall seconds per stage of the computation, in first-use order (for logs and benchmarks).
   std::vector<std::pair<std::string, double>> stage_seconds;

@@ -18,7 +18,7 @@ double grm_frequency(double a1_freq) { return std::isnan(a1_freq) ? 0.5 : a1_fre
 namespace {
 
 template <class T>
-void mirror_lower(std::vector<T>& a, int64_t n, int threads) {
+void mirror_lower(matrix_buffer<T>& a, int64_t n, int threads) {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = i + 1; j < n; ++j) a[i * n + j] = a[j * n + i];
@@ -64,12 +64,15 @@ grm_result compute_grm(const executor& exec, const plink_fileset& data, const gr
   res.a1_freq.resize(static_cast<size_t>(m));
   stage_clock clock(res.stage_seconds);
   const bool counts = opt.pair_counts || !vanraden;
-  std::vector<int32_t> S;
-  std::vector<double> W, R, a;
+  matrix_buffer<int32_t> S;
+  matrix_buffer<double> W, R;
+  std::vector<double> a;
+  const auto nn = static_cast<size_t>(n * n);
   clock.time("allocate", [&] {
-    if (counts) res.N.assign(static_cast<size_t>(n * n), 0);
-    res.G.assign(static_cast<size_t>(n * n), 0.0);
-    if (vanraden) S.assign(static_cast<size_t>(n * n), 0), a.assign(static_cast<size_t>(n), 0.0);
+    if (counts) res.N = zeroed_matrix<int32_t>(nn, threads);
+    // VanRaden's G is written whole by the finishing step; the standardised one accumulates.
+    res.G = vanraden ? matrix_buffer<double>(nn) : zeroed_matrix<double>(nn, threads);
+    if (vanraden) S = zeroed_matrix<int32_t>(nn, threads), a.assign(static_cast<size_t>(n), 0.0);
   });
 
   // One pass: each block's frequencies come from its own rows, so the block is read once and its
@@ -117,7 +120,7 @@ grm_result compute_grm(const executor& exec, const plink_fileset& data, const gr
     if (vanraden && block_missing) {
       // Z Zᵀ = S − a1ᵀ − 1aᵀ + (qᵀq)11ᵀ + W + Wᵀ − R   (S exact; see DESIGN.md §3 / grm.hpp)
       clock.time("missing-call corrections", [&] {
-        if (W.empty()) W.assign(static_cast<size_t>(n * n), 0.0), R.assign(static_cast<size_t>(n * n), 0.0);
+        if (W.empty()) W = zeroed_matrix<double>(nn, threads), R = zeroed_matrix<double>(nn, threads);
         missing_crossprod(exec, g, w_table, r_q2, W.data(), R.data(), n);
       });
     }

@@ -114,7 +114,8 @@ void load_planes(cuda_context& c, const packed_rows_view& v, int64_t row0, int64
   zero_padding_rows(ps, rows, c.stream);
 }
 
-// The outputs a product feeds, with their multipliers (V = U + 2D, Vt = Ut + 2Dt).
+// The outputs a product feeds, with their multipliers: U = H + D and V = H + 3D (x² = x + 2d), and
+// likewise for the transposed side; U alone when V is not asked for.
 int targets_of(product pr, const job& j, int32_t* const* dev_out, product_target* t, bool* used) {
   int nt = 0;
   auto add = [&](int o, int mult) {
@@ -125,10 +126,12 @@ int targets_of(product pr, const job& j, int32_t* const* dev_out, product_target
   switch (pr) {
     case product::S: add(o_S, 1); break;
     case product::N: add(o_N, 1); break;
-    case product::U: add(o_U, 1), add(o_V, 1); break;
-    case product::D: add(o_V, 2); break;
-    case product::Ut: add(o_Ut, 1), add(o_Vt, 1); break;
-    case product::Dt: add(o_Vt, 2); break;
+    case product::U: add(o_U, 1); break;
+    case product::Ut: add(o_Ut, 1); break;
+    case product::H: add(o_U, 1), add(o_V, 1); break;
+    case product::D: add(o_U, 1), add(o_V, 3); break;
+    case product::Ht: add(o_Ut, 1), add(o_Vt, 1); break;
+    case product::Dt: add(o_Ut, 1), add(o_Vt, 3); break;
   }
   return nt;
 }
@@ -233,10 +236,11 @@ job make_job(const packed_rows_view& A, const packed_rows_view& B, const crosspr
   job j{&A, &B, symmetric, {out.S, out.N, out.U, out.V, out.Ut, out.Vt}, out.ld, {}, {}};
   if (out.S) j.products_sn.push_back(product::S);
   if (out.N) j.products_sn.push_back(product::N);
-  if (out.U || out.V) j.products_uv.push_back(product::U);
-  if (out.V) j.products_uv.push_back(product::D);
-  if (out.Ut || out.Vt) j.products_uv.push_back(product::Ut);
-  if (out.Vt) j.products_uv.push_back(product::Dt);
+  // V needs x² = h + 3d per column on top of U's h + d: two single-pair products serve both.
+  if (out.V) j.products_uv.push_back(product::H), j.products_uv.push_back(product::D);
+  else if (out.U) j.products_uv.push_back(product::U);
+  if (out.Vt) j.products_uv.push_back(product::Ht), j.products_uv.push_back(product::Dt);
+  else if (out.Ut) j.products_uv.push_back(product::Ut);
   for (product pr : j.products_sn) j.mask_a |= planes_of_a(pr), j.mask_b |= planes_of_b(pr);
   for (product pr : j.products_uv) j.mask_a |= planes_of_a(pr), j.mask_b |= planes_of_b(pr);
   if (symmetric) j.mask_a = j.mask_b = j.mask_a | j.mask_b;  // one set serves both sides

@@ -62,8 +62,9 @@ void build_planes_from_variant_rows(const uint8_t* raw, int64_t pitch, int64_t v
 void zero_padding_rows(plane_set& planes, int64_t rows, cudaStream_t stream);
 
 /// The sums of plane products the outputs are made of (A side first):
-///   S = hh + hd + dh + dd,  N = cc,  U = hc + dc,  D = dc,  Ut = ch + cd,  Dt = cd.
-enum class product { S, N, U, D, Ut, Dt };
+///   S = hh + hd + dh + dd,  N = cc,  U = hc + dc,  D = dc,  Ut = ch + cd,  Dt = cd,  H = hc,  Ht = ch.
+/// (U and V = U + 2D together come cheapest as H and D: U = H + D, V = H + 3D, two plane pairs.)
+enum class product { S, N, U, D, Ut, Dt, H, Ht };
 unsigned planes_of_a(product p);  ///< plane mask the A side of a product reads
 unsigned planes_of_b(product p);
 

@@ -433,6 +433,8 @@ unsigned planes_of_a(product p) {
     case product::D: return 2;
     case product::Ut: return 4;
     case product::Dt: return 4;
+    case product::H: return 1;
+    case product::Ht: return 4;
   }
   return 0;
 }
@@ -444,6 +446,8 @@ unsigned planes_of_b(product p) {
     case product::D: return 4;
     case product::Ut: return 3;
     case product::Dt: return 2;
+    case product::H: return 4;
+    case product::Ht: return 1;
   }
   return 0;
 }
@@ -483,6 +487,12 @@ void run_product(product p, const plane_set& A, int64_t a_row, int64_t a_rows, c
       return launch<1, 2, 0x3>(which, g, stream);
     case product::Dt:
       g.a[0] = A.plane(plane_c, a_row), g.b[0] = B.plane(plane_d, b_row);
+      return launch<1, 1, 0x1>(which, g, stream);
+    case product::H:
+      g.a[0] = A.plane(plane_h, a_row), g.b[0] = B.plane(plane_c, b_row);
+      return launch<1, 1, 0x1>(which, g, stream);
+    case product::Ht:
+      g.a[0] = A.plane(plane_c, a_row), g.b[0] = B.plane(plane_h, b_row);
       return launch<1, 1, 0x1>(which, g, stream);
   }
 }
