@@ -5,9 +5,12 @@
 #   bench/grm_vs_plink.sh [SAMPLES VARIANTS [MISSING [THREADS [REPS]]]]
 # Default: 3000 x 60000, 1 % missing, all cores, 3 repetitions. Needs build/panoramix, plink2,
 # plink1.9 (skipped with a note when absent), python3 with numpy for the check (optional).
+# PANORAMIX=path picks the binary; BENCH_DIR=dir keeps the data and outputs there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${PANORAMIX:-$root/build/panoramix}
+[ -x "$bin" ] || bin=$root/build-cpu/panoramix
+bin=$(realpath "$bin")
 n=${1:-3000}; m=${2:-60000}; miss=${3:-0.01}; threads=${4:-$(nproc)}; reps=${5:-3}
 work=${BENCH_DIR:-$(mktemp -d)}
 cd "$work"
@@ -17,22 +20,40 @@ echo "# command: bench/grm_vs_plink.sh $n $m $miss $threads $reps"
 "$bin" simulate --samples "$n" --variants "$m" --missing "$miss" --seed 42 --out data >/dev/null
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-time_cmd() {  # prints the median wall time of REPS runs of "$@"
-  for ((r = 0; r < reps; ++r)); do
-    local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc -l
-  done | median
-}
 
-t_pmx=$(time_cmd "$bin" grm --bfile data --out pmx --threads "$threads")
-printf "%-34s %9.2f s\n" "panoramix grm (standardized)" "$t_pmx"
-t_vr=$(time_cmd "$bin" grm --bfile data --out pmx_vr --method vanraden --threads "$threads")
-printf "%-34s %9.2f s\n" "panoramix grm --method vanraden" "$t_vr"
-for peer in plink2 plink1.9; do
-  if ! command -v $peer >/dev/null; then echo "$peer: not installed, skipped"; continue; fi
-  extra=""; [ $peer = plink1.9 ] && extra="--keep-allele-order"
-  t=$(time_cmd $peer --bfile data $extra --make-rel square bin --out $peer --threads "$threads")
-  printf "%-34s %9.2f s   panoramix is %.2fx faster\n" "$peer --make-rel square bin" "$t" "$(echo "$t / $t_pmx" | bc -l)"
+# Runs are interleaved (panoramix, then each peer, REPS rounds) so every tool sees the same load;
+# PEERS="plink2" skips plink1.9, VANRADEN=0 skips the VanRaden run.
+peers=${PEERS:-plink2 plink1.9}
+vr=${VANRADEN:-1}
+tools="pmx"; [ "$vr" = 1 ] && tools="$tools pmx_vr"
+for peer in $peers; do
+  if command -v $peer >/dev/null; then tools="$tools $peer"; else echo "$peer: not installed, skipped"; fi
+done
+run_tool() {
+  case $1 in
+    pmx) "$bin" grm --bfile data --out pmx --threads "$threads" ;;
+    pmx_vr) "$bin" grm --bfile data --out pmx_vr --method vanraden --threads "$threads" ;;
+    plink1.9) plink1.9 --bfile data --keep-allele-order --make-rel square bin --out plink1.9 --threads "$threads" ;;
+    *) $1 --bfile data --make-rel square bin --out $1 --threads "$threads" ;;
+  esac
+}
+rm -f times_*
+for ((r = 0; r < reps; ++r)); do
+  line="run $r:"
+  for tool in $tools; do
+    t0=$(date +%s.%N); run_tool $tool >/dev/null 2>&1; t1=$(date +%s.%N)
+    t=$(echo "$t1 - $t0" | bc -l); echo "$t" >>"times_$tool"
+    line="$line $tool $(printf %.2f "$t") s;"
+  done
+  echo "$line load $(cut -d' ' -f1-3 /proc/loadavg)"
+done
+t_pmx=$(median <times_pmx)
+printf "%-34s %9.2f s (median)\n" "panoramix grm (standardized)" "$t_pmx"
+[ "$vr" = 1 ] && printf "%-34s %9.2f s (median)\n" "panoramix grm --method vanraden" "$(median <times_pmx_vr)"
+for peer in $peers; do
+  [ -f "times_$peer" ] || continue
+  t=$(median <"times_$peer")
+  printf "%-34s %9.2f s (median)  panoramix is %.2fx faster\n" "$peer --make-rel square bin" "$t" "$(echo "$t / $t_pmx" | bc -l)"
   py=""; for p in python3 /usr/bin/python3; do $p -c "import numpy" 2>/dev/null && py=$p && break; done
   if [ -n "$py" ]; then
     $py -c "import numpy as np; a=np.fromfile('pmx.rel.bin'); b=np.fromfile('$peer.rel.bin'); print('  max |panoramix - $peer| = %.2e' % np.abs(a-b).max())"

@@ -2,8 +2,9 @@
 //
 // table_crossprod decodes a panel of variants (a few hundred at a time, so the panel stays in
 // cache-sized memory and the genotype matrix is never inflated whole) and hands it to OpenBLAS
-// dsyrk: the weights differ per variant, so the product is genuinely floating point, and a tuned
-// SYRK beats a hand-written loop here.
+// dsyrk/dgemm on tiles of the lower triangle: the weights differ per variant, so the product is
+// genuinely floating point, and a tuned GEMM beats a hand-written loop here. The next panel is
+// decoded while the current one is multiplied (one barrier per panel).
 #include <cblas.h>
 
 #include <algorithm>
@@ -44,39 +45,63 @@ void table_crossprod(const executor& exec, const variant_major_view& g, std::spa
                      double* C, int64_t ld) {
   const int64_t n = g.n_samples, k = g.n_variants;
   if (n == 0 || k == 0) return;
-  const int64_t b = panel_width(n);
-  std::vector<double> Z(static_cast<size_t>(n * b));
+  const int64_t b = panel_width(n), n_panels = (k + b - 1) / b;
+  // Two panels: BLAS multiplies one while the next is decoded into the other.
+  std::vector<double> Z[2] = {std::vector<double>(static_cast<size_t>(n * b)),
+                              std::vector<double>(static_cast<size_t>(n * b))};
   // One thread pool: OpenMP splits the lower triangle into tiles and each thread runs
   // single-threaded BLAS on its tiles (OpenBLAS's own threads would compete with OpenMP's).
   const openblas_single_thread blas_guard;
   constexpr int64_t tile = 512;  // large enough that BLAS packing stays a small share
   const int64_t nt = (n + tile - 1) / tile;
-  std::vector<std::pair<int64_t, int64_t>> tasks;
+  std::vector<std::pair<int64_t, int64_t>> tasks;  // largest first (dsyrk tiles are half a dgemm)
   for (int64_t I = nt - 1; I >= 0; --I)
-    for (int64_t J = 0; J <= I; ++J) tasks.emplace_back(I, J);
-  for (int64_t l0 = 0; l0 < k; l0 += b) {
-    const int64_t bl = std::min(b, k - l0);
-    // Decode the panel: one byte holds 4 samples; each sample's row of Z is written in order.
-#pragma omp parallel for schedule(static) num_threads(exec.threads())
-    for (int64_t byte = 0; byte < (n + 3) / 4; ++byte) {
+    for (int64_t J = 0; J < I; ++J) tasks.emplace_back(I, J);
+  for (int64_t I = nt - 1; I >= 0; --I) tasks.emplace_back(I, I);
+  const auto n_tiles = static_cast<int64_t>(tasks.size());
+  // Decoding a panel is split into chunks of samples (4 per byte), handed out after the BLAS
+  // tiles of the previous panel: a thread that runs out of tiles decodes instead of waiting at
+  // the panel's barrier.
+  const int64_t bytes = (n + 3) / 4;
+  const int64_t chunks = std::min<int64_t>(bytes, 8 * exec.threads());
+  auto decode = [&](int64_t panel, int64_t chunk) {
+    const int64_t l0 = panel * b, bl = std::min(b, k - l0);
+    double* z = Z[panel % 2].data();
+    for (int64_t byte = chunk * bytes / chunks; byte < (chunk + 1) * bytes / chunks; ++byte) {
       const int64_t i0 = 4 * byte, ni = std::min<int64_t>(4, n - i0);
       for (int64_t l = 0; l < bl; ++l) {
         const unsigned v = g.row(l0 + l)[byte];
         const code_table& tl = t[l0 + l];
-        for (int64_t s = 0; s < ni; ++s) Z[(i0 + s) * bl + l] = tl[(v >> (2 * s)) & 3];
+        for (int64_t s = 0; s < ni; ++s) z[(i0 + s) * bl + l] = tl[(v >> (2 * s)) & 3];
       }
     }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(exec.threads())
-    for (size_t task = 0; task < tasks.size(); ++task) {
-      const auto [I, J] = tasks[task];
-      const int64_t i0 = I * tile, ni = std::min(tile, n - i0), j0 = J * tile, nj = std::min(tile, n - j0);
-      const double* zi = Z.data() + i0 * bl;
-      double* c = C + i0 * ld + j0;
-      if (I == J)
-        cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, int(ni), int(bl), 1.0, zi, int(bl), 1.0, c, int(ld));
-      else
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(ni), int(nj), int(bl), 1.0, zi, int(bl),
-                    Z.data() + j0 * bl, int(bl), 1.0, c, int(ld));
+  };
+  auto multiply = [&](int64_t panel, int64_t task) {
+    const int64_t l0 = panel * b, bl = std::min(b, k - l0);
+    const double* z = Z[panel % 2].data();
+    const auto [I, J] = tasks[task];
+    const int64_t i0 = I * tile, ni = std::min(tile, n - i0), j0 = J * tile, nj = std::min(tile, n - j0);
+    const double* zi = z + i0 * bl;
+    double* c = C + i0 * ld + j0;
+    if (I == J)
+      cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, int(ni), int(bl), 1.0, zi, int(bl), 1.0, c, int(ld));
+    else
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(ni), int(nj), int(bl), 1.0, zi, int(bl),
+                  z + j0 * bl, int(bl), 1.0, c, int(ld));
+  };
+#pragma omp parallel num_threads(exec.threads())
+  {
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t c = 0; c < chunks; ++c) decode(0, c);
+    for (int64_t p = 0; p < n_panels; ++p) {
+      const int64_t work = n_tiles + (p + 1 < n_panels ? chunks : 0);
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t w = 0; w < work; ++w) {
+        if (w < n_tiles)
+          multiply(p, w);
+        else
+          decode(p + 1, w - n_tiles);
+      }
     }
   }
 }
