@@ -82,7 +82,11 @@ grm_result compute_grm(const executor& exec, const plink_fileset& data, const gr
                              .C = vanraden ? nullptr : res.G.data(), .ld = n, .a = vanraden ? a.data() : nullptr});
   res.residence = sums.residence();
   double denom_vr = 0, qq = 0;  // 2 Σ p(1-p);  Σ q² with q = 2p
-  const int64_t block = exec.kind() == backend::cuda ? std::max<int64_t>(opt.block_variants, 65536) : opt.block_variants;
+  // On cuda, blocks of ~1 GiB of 2-bit data: the standardised C is still downloaded per block
+  // (table_crossprod's contract), so fewer, larger blocks; the resident sums do not care.
+  const int64_t block = exec.kind() == backend::cuda
+                            ? std::max(opt.block_variants, std::min<int64_t>(m, (int64_t{1} << 32) / std::max<int64_t>(n, 1)))
+                            : opt.block_variants;
   std::vector<code_table> z, rowsum_table, w_table;
   std::vector<double> r_q2;
   for (int64_t first = 0; first < m; first += block) {
