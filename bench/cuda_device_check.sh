@@ -32,8 +32,10 @@ for mma in default sync; do
   echo "== tests (label cuda), product kernel: $mma"
   t0=$(date +%s)
   if [ $mma = default ]; then unset PMX_CUDA_BINARY_MMA; else export PMX_CUDA_BINARY_MMA=$mma; fi
+  # The cuda label, plus the C API's cuda handle test (it lives in test_capi.cpp, label cpu).
   timeout 240 ctest --test-dir "$B" -L cuda --output-on-failure --timeout 120 >"$LOG/ctest_$mma.log" 2>&1
   rc=$?
+  timeout 120 ctest --test-dir "$B" -R CapiCuda --output-on-failure --timeout 100 >>"$LOG/ctest_$mma.log" 2>&1 || rc=1
   grep -E "Test +#|tests passed|tests failed" "$LOG/ctest_$mma.log" | tail -12
   if [ $rc -ne 0 ]; then grep -B3 -A25 -E "Failure|FAILED|error" "$LOG/ctest_$mma.log" | head -80; fi
   echo "== tests took $(( $(date +%s) - t0 )) s (rc $rc)"

@@ -35,16 +35,18 @@ allele_frequencies compute_allele_frequencies(const executor& exec, const plink_
 class frequency_counter {
  public:
   frequency_counter(const plink_fileset& data, const frequency_options& opt);
+  /// The same rules from what they need of each sample and variant, for genotypes that do not come
+  /// from a fileset: `kinds` per variant (empty = all autosomal), `founder` per sample (empty = all
+  /// founders), `male` per sample (empty = none), `nonfounders` as in frequency_options.
+  frequency_counter(std::vector<chromosome_set::kind> kinds, const std::vector<uint8_t>& founder,
+                    const std::vector<uint8_t>& male, bool nonfounders);
   /// Fills out[first .. first + block.n_variants) from the genotypes of those kept variants.
   void add_block(const executor& exec, int64_t first, const variant_major_view& block, allele_frequencies& out) const;
 
  private:
   std::vector<chromosome_set::kind> kinds_;
-  std::vector<uint8_t> counted_, males_, others_;
+  std::vector<uint8_t> counted_, male_;
   bool haploid_ = false;
 };
-
-/// Mask of the samples frequencies are counted over (empty = all).
-std::vector<uint8_t> frequency_sample_mask(const plink_fileset& data, bool nonfounders);
 
 }  // namespace pmx

@@ -1,9 +1,9 @@
 // A1 frequencies of a handle's kept genotypes with PLINK 2's --freq rules.
 //
-// The rules are those of pmx::compute_allele_frequencies (src/stats/allele_frequencies.cpp), which
-// takes a plink_fileset and so cannot serve handles from memory bytes or with index subsets; this
-// takes the kept view plus what the rules need of each sample and variant. test_capi checks that
-// both give the same numbers on real filesets.
+// The rules are pmx::frequency_counter's (src/stats/allele_frequencies.cpp), fed with the kept
+// view and what the rules need of each sample and variant (a handle may come from memory bytes or
+// index subsets, without a plink_fileset). test_capi checks the numbers against
+// compute_allele_frequencies on real filesets.
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,7 @@
 #include "panoramix/allele_frequencies.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -11,18 +12,6 @@ namespace pmx {
 
 int64_t allele_frequencies::total_missing() const {
   return std::accumulate(missing_all.begin(), missing_all.end(), int64_t{0});
-}
-
-std::vector<uint8_t> frequency_sample_mask(const plink_fileset& data, bool nonfounders) {
-  if (nonfounders) return {};
-  std::vector<uint8_t> mask(static_cast<size_t>(data.n_samples()));
-  bool all = true;
-  for (int64_t i = 0; i < data.n_samples(); ++i) {
-    mask[i] = data.sample(i).founder();
-    all = all && mask[i];
-  }
-  if (all) mask.clear();
-  return mask;
 }
 
 namespace {
@@ -43,45 +32,60 @@ void allele_frequencies::resize(int64_t m) {
   a1.resize(static_cast<size_t>(m));
 }
 
-frequency_counter::frequency_counter(const plink_fileset& data, const frequency_options& opt) {
+namespace {
+std::vector<chromosome_set::kind> variant_kinds(const plink_fileset& data, const chromosome_set& chromosomes) {
+  std::vector<chromosome_set::kind> kinds(static_cast<size_t>(data.n_variants()));
+  for (int64_t j = 0; j < data.n_variants(); ++j) kinds[j] = chromosomes.classify(data.variant(j).chrom);
+  return kinds;
+}
+std::vector<uint8_t> sample_flags(const plink_fileset& data, bool (*flag)(const sample_record&)) {
+  std::vector<uint8_t> f(static_cast<size_t>(data.n_samples()));
+  for (int64_t i = 0; i < data.n_samples(); ++i) f[i] = flag(data.sample(i));
+  return f;
+}
+}  // namespace
+
+frequency_counter::frequency_counter(const plink_fileset& data, const frequency_options& opt)
+    : frequency_counter(variant_kinds(data, opt.chromosomes),
+                        sample_flags(data, [](const sample_record& r) { return r.founder(); }),
+                        sample_flags(data, [](const sample_record& r) { return r.sex == 1; }), opt.nonfounders) {}
+
+frequency_counter::frequency_counter(std::vector<chromosome_set::kind> kinds, const std::vector<uint8_t>& founder,
+                                     const std::vector<uint8_t>& male, bool nonfounders)
+    : kinds_(std::move(kinds)), male_(male) {
   using kind = chromosome_set::kind;
-  const int64_t n = data.n_samples(), m = data.n_variants();
-  kinds_.resize(static_cast<size_t>(m));
-  for (int64_t j = 0; j < m; ++j) {
-    kinds_[j] = opt.chromosomes.classify(data.variant(j).chrom);
-    haploid_ = haploid_ || kinds_[j] == kind::x || kinds_[j] == kind::y || kinds_[j] == kind::mt;
-  }
-  // Masks: counted samples; and, for haploid chromosomes, counted males / counted non-males.
-  counted_ = frequency_sample_mask(data, opt.nonfounders);
-  if (haploid_) {
-    males_.resize(static_cast<size_t>(n));
-    others_.resize(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      const bool c = counted_.empty() || counted_[i];
-      males_[i] = c && data.sample(i).sex == 1;
-      others_[i] = c && data.sample(i).sex != 1;
-    }
-  }
+  for (kind k : kinds_) haploid_ = haploid_ || k == kind::x || k == kind::y || k == kind::mt;
+  // Counted samples (empty = all).
+  if (!nonfounders && std::find(founder.begin(), founder.end(), uint8_t{0}) != founder.end()) counted_ = founder;
 }
 
 void frequency_counter::add_block(const executor& exec, int64_t first, const variant_major_view& block,
                                   allele_frequencies& out) const {
   using kind = chromosome_set::kind;
   const int64_t count = block.n_variants;
-  PMX_EXPECTS(first >= 0 && first + count <= static_cast<int64_t>(kinds_.size()), "block out of range");
+  PMX_EXPECTS(first >= 0 && (kinds_.empty() || first + count <= static_cast<int64_t>(kinds_.size())),
+              "block out of range");
   const auto sz = static_cast<size_t>(count);
   std::vector<variant_counts> all(sz), cnt, male, other;
   allele_counts(exec, block, {}, all);
   if (!counted_.empty()) cnt.resize(sz), allele_counts(exec, block, counted_, cnt);
   if (haploid_) {
+    // Counted males, counted others (females and unknown sex are diploid on X).
+    const auto n = static_cast<size_t>(block.n_samples);
+    std::vector<uint8_t> males(n), others(n);
+    for (size_t i = 0; i < n; ++i) {
+      const bool c = counted_.empty() || counted_[i], m = !male_.empty() && male_[i];
+      males[i] = c && m;
+      others[i] = c && !m;
+    }
     male.resize(sz), other.resize(sz);
-    allele_counts(exec, block, males_, male);
-    allele_counts(exec, block, others_, other);
+    allele_counts(exec, block, males, male);
+    allele_counts(exec, block, others, other);
   }
   for (int64_t b = 0; b < count; ++b) {
     const int64_t j = first + b;
     tally t;
-    switch (kinds_[j]) {
+    switch (kinds_.empty() ? kind::autosome : kinds_[j]) {
       case kind::x: t.diploid(other[b]), t.haploid(male[b]); break;
       case kind::y: t.haploid(male[b]); break;
       case kind::mt: t.haploid(counted_.empty() ? all[b] : cnt[b]); break;
