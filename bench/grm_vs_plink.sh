@@ -37,13 +37,15 @@ run_tool() {
     *) $1 --bfile data --make-rel square bin --out $1 --threads "$threads" ;;
   esac
 }
-rm -f times_*
+rm -f times_* ratios_*
 for ((r = 0; r < reps; ++r)); do
   line="run $r:"
   for tool in $tools; do
     t0=$(date +%s.%N); run_tool $tool >/dev/null 2>&1; t1=$(date +%s.%N)
     t=$(echo "$t1 - $t0" | bc -l); echo "$t" >>"times_$tool"
     line="$line $tool $(printf %.2f "$t") s;"
+    [ $tool = pmx ] && t_this=$t
+    [ $tool != pmx ] && [ ${tool#pmx} = $tool ] && echo "$t / $t_this" | bc -l >>"ratios_$tool"
   done
   echo "$line load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
@@ -53,7 +55,8 @@ printf "%-34s %9.2f s (median)\n" "panoramix grm (standardized)" "$t_pmx"
 for peer in $peers; do
   [ -f "times_$peer" ] || continue
   t=$(median <"times_$peer")
-  printf "%-34s %9.2f s (median)  panoramix is %.2fx faster\n" "$peer --make-rel square bin" "$t" "$(echo "$t / $t_pmx" | bc -l)"
+  printf "%-34s %9.2f s (median)  panoramix is %.2fx faster (ratio of medians; median of the per-round ratios %.2fx)\n" \
+    "$peer --make-rel square bin" "$t" "$(echo "$t / $t_pmx" | bc -l)" "$(median <"ratios_$peer")"
   py=""; for p in python3 /usr/bin/python3; do $p -c "import numpy" 2>/dev/null && py=$p && break; done
   if [ -n "$py" ]; then
     $py -c "import numpy as np; a=np.fromfile('pmx.rel.bin'); b=np.fromfile('$peer.rel.bin'); print('  max |panoramix - $peer| = %.2e' % np.abs(a-b).max())"

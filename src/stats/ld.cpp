@@ -336,10 +336,11 @@ class ld_source {
 };
 
 // Bytes one variant costs while a block of it is prepared for the op: 2-bit copy, word-aligned
-// copy, the op's bit planes (up to 5) and per-row sums.
+// copy, the op's bit planes (up to 5), per-row sums and, with missing calls, the sample-major
+// table of the sparse companion sums (one byte per call; its missing lists are smaller).
 int64_t bytes_per_prepared_row(int64_t n) {
   const int64_t words = (n + 31) / 32, words8 = (words + 7) / 8 * 8;
-  return (n + 3) / 4 + 8 * words + 5 * 8 * words8 + 64;
+  return (n + 3) / 4 + 8 * words + 5 * 8 * words8 + n + 64;
 }
 
 int64_t budget_bytes(const ld_options& opt) {
