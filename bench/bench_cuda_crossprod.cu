@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "device_random.cuh"
 #include "core/cuda_context.hpp"
 #include "ops/crossprod/cuda_planes.cuh"
 #include "ops/crossprod/cuda_wgmma.cuh"
@@ -44,13 +45,6 @@ using namespace pmx::kernels::cuda_detail;
 namespace {
 
 constexpr double quoted_binary_peak = 15.7e15;  // bit-ops/s (DESIGN.md §4)
-
-__device__ __forceinline__ uint64_t mix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // Random 2-bit codes, no missing: the missing code 01 becomes 11 (x = 0).
 __global__ void random_codes(uint64_t* raw, int64_t words, uint64_t seed) {
@@ -142,6 +136,26 @@ __global__ void __launch_bounds__(256, 1) wgmma_peak(int iters, int* sink) {
   for (int i = 0; i < 128; ++i) s += d[i];
   if (s == 0x7FFFFFFF) *sink = s;
 #endif
+}
+
+// n random rows of k columns (2-bit codes, no missing) and their three bit planes, on the device;
+// the caller frees raw and base.
+struct device_rows {
+  uint64_t* raw;
+  void* base;
+  plane_set planes;
+};
+device_rows random_rows_with_planes(int64_t n, int64_t k, uint64_t seed) {
+  const int64_t words = (k + 31) / 32;
+  device_rows d{};
+  PMX_CUDA_CHECK(cudaMalloc(&d.raw, n * words * 8));
+  random_codes<<<132 * 16, 256>>>(d.raw, n * words, seed);
+  PMX_CUDA_CHECK(cudaGetLastError());
+  PMX_CUDA_CHECK(cudaMalloc(&d.base, plane_bytes(7, n, k)));
+  d.planes = make_plane_set(d.base, 7, n, k);
+  build_planes(d.raw, words, n, 0, k, d.planes, nullptr);
+  zero_padding_rows(d.planes, n, nullptr);
+  return d;
 }
 
 struct timer {
@@ -248,15 +262,10 @@ int run(int argc, char** argv) {
   for (const auto& size : parse_sizes(sizes_arg)) {
     const int64_t n = size.first, k = size.second;
     const int64_t words = (k + 31) / 32;
-    uint64_t* raw = nullptr;
-    PMX_CUDA_CHECK(cudaMalloc(&raw, n * words * 8));
-    random_codes<<<132 * 16, 256>>>(raw, n * words, 12345 + n + k);
-    PMX_CUDA_CHECK(cudaGetLastError());
-    void* pbase = nullptr;
-    PMX_CUDA_CHECK(cudaMalloc(&pbase, plane_bytes(7, n, k)));
-    plane_set ps = make_plane_set(pbase, 7, n, k);
-    build_planes(raw, words, n, 0, k, ps, nullptr);
-    zero_padding_rows(ps, n, nullptr);
+    const device_rows rows = random_rows_with_planes(n, k, 12345 + n + k);
+    uint64_t* raw = rows.raw;
+    void* pbase = rows.base;
+    plane_set ps = rows.planes;
     const int64_t ldo = (n + 255) / 256 * 256;
     int32_t *S = nullptr, *N = nullptr;
     PMX_CUDA_CHECK(cudaMalloc(&S, ldo * ldo * 4));
@@ -358,18 +367,12 @@ int run(int argc, char** argv) {
   // LD multiply stage: rows are variants, columns samples.
   for (const auto& size : parse_sizes(ld_arg)) {
     const int64_t n = size.first, k = size.second;
-    const int64_t words = (k + 31) / 32;
-    uint64_t* raw = nullptr;
-    PMX_CUDA_CHECK(cudaMalloc(&raw, n * words * 8));
-    random_codes<<<132 * 16, 256>>>(raw, n * words, 777 + n + k);
-    PMX_CUDA_CHECK(cudaGetLastError());
-    void* pbase = nullptr;
-    PMX_CUDA_CHECK(cudaMalloc(&pbase, plane_bytes(7, n, k)));
-    plane_set ps = make_plane_set(pbase, 7, n, k);
-    build_planes(raw, words, n, 0, k, ps, nullptr);
-    zero_padding_rows(ps, n, nullptr);
+    const device_rows rows = random_rows_with_planes(n, k, 777 + n + k);
+    uint64_t* raw = rows.raw;
+    void* pbase = rows.base;
+    plane_set ps = rows.planes;
     PMX_CUDA_CHECK(cudaDeviceSynchronize());
-    PMX_CUDA_CHECK(cudaFree(raw));
+    PMX_CUDA_CHECK(cudaFree(raw));  // the planes are all the LD products read
     const int64_t ldo = (n + 255) / 256 * 256;
     int32_t* out[4] = {};
     for (auto& o : out) PMX_CUDA_CHECK(cudaMalloc(&o, ldo * ldo * 4));

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "device_random.cuh"
 #include "core/cuda_context.hpp"
 #include "ops/genotype_gemm/cuda_mma.cuh"
 #include "ops/genotype_gemm/cuda_resident.cuh"
@@ -39,13 +40,6 @@ double bench_cpu_gemm_seconds(bool transposed, const uint8_t* data, int64_t n, i
                               const double* p, int64_t l, const double* in, double* out, int threads, int reps);
 
 namespace {
-
-__device__ __forceinline__ uint64_t mix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // Random codes: per call 2 % missing, else 00/10/11 with roughly HWE-like odds.
 __global__ void random_codes(uint64_t* raw, int64_t words, uint64_t seed) {

@@ -820,7 +820,7 @@ TEST(CapiThreads, ConcurrentProductsMatchSerial) {
 // ---- cuda handles (skipped without a GPU) -------------------------------------------------------
 
 TEST(CapiCuda, HostAndDevicePointers) {
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA device (or no CUDA backend in this build)";
+  PMX_REQUIRE_GPU();
   auto ctx = make_context(PMX_DEVICE_CUDA, 2);
   auto h = open_all(ctx.get());  // uploads the genotypes once
   ASSERT_TRUE(h);

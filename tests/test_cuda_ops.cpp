@@ -19,13 +19,6 @@ using namespace pmx;
 
 namespace {
 
-#define PMX_REQUIRE_GPU()                                                                      \
-  do {                                                                                         \
-    if (!cuda_available())                                                                     \
-      GTEST_SKIP() << (cuda_compiled_in() ? "no CUDA device is visible on this machine"       \
-                                          : "this build has no CUDA backend (PMX_CUDA off)"); \
-  } while (0)
-
 const executor ref = executor::reference();
 const executor cpu(backend::cpu, 4);
 

@@ -7,7 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "panoramix/executor.hpp"
 #include "panoramix/packed_genotypes.hpp"
+
+/// First statement of a test that needs a GPU: skips it, saying why, when none can run here.
+#define PMX_REQUIRE_GPU()                                                                          \
+  do {                                                                                             \
+    if (!::pmx::cuda_available())                                                                  \
+      GTEST_SKIP() << (::pmx::cuda_compiled_in() ? "no CUDA device is visible on this machine"    \
+                                                 : "this build has no CUDA backend (PMX_CUDA off)"); \
+  } while (0)
 
 namespace pmx::test {
 
