@@ -8,7 +8,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
 # Debian packages the project needs (build, tests, peers).
 DEB_PACKAGES := cmake ninja-build g++ libopenblas-dev liblapack-dev libcli11-dev libgtest-dev \
-                libgmock-dev gfortran plink1.9 plink2
+                libgmock-dev gfortran plink1.9 plink2 gemma libsuitesparse-dev
 
 .PHONY: all build deps test demo clean
 

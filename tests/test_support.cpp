@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -94,6 +95,39 @@ std::string read_text(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// A = Q diag(lambda) Qᵀ with Q a product of three Householder reflections.
+std::vector<double> matrix_with_spectrum(const std::vector<double>& lambda, uint64_t seed) {
+  const int64_t n = static_cast<int64_t>(lambda.size());
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z;
+  std::vector<double> Q(static_cast<size_t>(n * n), 0.0);
+  for (int64_t i = 0; i < n; ++i) Q[i * n + i] = 1.0;
+  for (int r = 0; r < 3; ++r) {
+    std::vector<double> v(static_cast<size_t>(n));
+    double norm = 0;
+    for (auto& x : v) {
+      x = z(rng);
+      norm += x * x;
+    }
+    for (auto& x : v) x /= std::sqrt(norm);
+    for (int64_t i = 0; i < n; ++i) {  // Q <- Q (I - 2 v vᵀ)
+      double d = 0;
+      for (int64_t j = 0; j < n; ++j) d += Q[i * n + j] * v[j];
+      for (int64_t j = 0; j < n; ++j) Q[i * n + j] -= 2 * d * v[j];
+    }
+  }
+  std::vector<double> A(static_cast<size_t>(n * n), 0.0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      long double s = 0;
+      for (int64_t k = 0; k < n; ++k) s += static_cast<long double>(Q[i * n + k]) * lambda[k] * Q[j * n + k];
+      A[i * n + j] = static_cast<double>(s);
+    }
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < i; ++j) A[i * n + j] = A[j * n + i];  // exactly symmetric
+  return A;
 }
 
 }  // namespace pmx::test

@@ -61,4 +61,7 @@ std::vector<double> read_doubles(const std::string& path);
 std::vector<float> read_floats(const std::string& path);
 std::string read_text(const std::string& path);
 
+/// A symmetric n × n matrix (row-major, exactly symmetric) with the given eigenvalues.
+std::vector<double> matrix_with_spectrum(const std::vector<double>& lambda, uint64_t seed);
+
 }  // namespace pmx::test

@@ -31,6 +31,13 @@ class unsupported_error : public error {
   using error::error;
 };
 
+/// A computation that cannot proceed on the numbers it was given (e.g. a matrix that should be
+/// positive definite is not). The message says which matrix and what failed.
+class numeric_error : public error {
+ public:
+  using error::error;
+};
+
 /// A broken precondition of a library call: a bug in the caller, not bad data.
 class logic_error : public error {
  public:

@@ -36,5 +36,8 @@ void add_simulate_command(CLI::App& app, int argc, char** argv, int& status);
 void add_freq_command(CLI::App& app, int argc, char** argv, int& status);
 void add_grm_command(CLI::App& app, int argc, char** argv, int& status);
 void add_ld_command(CLI::App& app, int argc, char** argv, int& status);
+void add_pca_command(CLI::App& app, int argc, char** argv, int& status);
+void add_gblup_command(CLI::App& app, int argc, char** argv, int& status);
+void add_pedigree_command(CLI::App& app, int argc, char** argv, int& status);
 
 }  // namespace pmx::cli

@@ -1,0 +1,35 @@
+// Op: dense symmetric linear algebra on the executor's device — Cholesky solves and symmetric
+// eigendecompositions (gBLUP, REML, exact PCA, small subspace steps). LAPACK (OpenBLAS) on
+// reference/cpu, cuSOLVER on cuda; none of it is hand-written.
+//
+// Layout: matrices are column-major with a leading dimension (column c of X starts at X + c*ld).
+// A symmetric matrix stored row-major is the same array, so an n×n GRM can be passed as is; only
+// its lower triangle (column-major sense) is read.
+//
+// Memory (cuda): pointers may be host or device memory (detected per pointer). Host operands are
+// copied to the device for the call and results copied back; the whole factorisation runs on the
+// GPU, so n×n doubles plus cuSOLVER's workspace must fit the device budget (else unsupported_error
+// names the size; use a cpu executor).
+#pragma once
+#include <cstdint>
+
+#include "panoramix/executor.hpp"
+
+namespace pmx {
+
+/// Solves A X = B for symmetric positive definite A (n × n, leading dimension lda) and B (n × m,
+/// leading dimension ldb, overwritten by X). A is destroyed (cpu: its lower triangle holds the
+/// Cholesky factor; cuda with host A: unchanged, the factor stays on the device). Returns log det A. Throws numeric_error when A is not positive definite (the message
+/// gives the order of the leading minor that failed).
+double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, int64_t m, double* B,
+                      int64_t ldb);
+
+/// Eigenpairs of symmetric A (n × n, lda; destroyed, as above). Returns the `count` largest eigenvalues in
+/// descending order in values[0..count) and, when `vectors` is not null, the matching unit
+/// eigenvectors as the columns of `vectors` (n × count, leading dimension ldv). count = n gives
+/// the full decomposition. Eigenvector signs are LAPACK's / cuSOLVER's (callers that print them
+/// choose a convention).
+void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, int64_t count,
+                     double* values, double* vectors, int64_t ldv);
+
+}  // namespace pmx

@@ -1,0 +1,192 @@
+// Dense symmetric algebra on the GPU: cuSOLVER's 64-bit API (Xpotrf/Xpotrs, Xsyevd/Xsyevdx).
+// Host operands are copied in (and results out) around the call; device operands are used in
+// place. A cuSOLVER handle is made per call: these calls are O(n³), the handle's set-up is not.
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/cuda_context.hpp"
+#include "ops/dense_linalg/kernels.hpp"
+#include "panoramix/error.hpp"
+
+namespace pmx::kernels::cuda {
+namespace {
+
+void cusolver_check(cusolverStatus_t s, const char* expr, int line) {
+  if (s != CUSOLVER_STATUS_SUCCESS)
+    throw error(std::string("cuSOLVER call failed (status ") + std::to_string(static_cast<int>(s)) + ") at " +
+                __FILE__ + ":" + std::to_string(line) + ": " + expr);
+}
+#define PMX_CUSOLVER_CHECK(expr) cusolver_check((expr), #expr, __LINE__)
+
+bool on_device(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+// The solver's resources for one call, released on every exit path.
+struct solver_call {
+  cusolverDnHandle_t handle = nullptr;
+  cusolverDnParams_t params = nullptr;
+  std::vector<void*> device;
+  explicit solver_call(cudaStream_t stream) {
+    PMX_CUSOLVER_CHECK(cusolverDnCreate(&handle));
+    PMX_CUSOLVER_CHECK(cusolverDnSetStream(handle, stream));
+    PMX_CUSOLVER_CHECK(cusolverDnCreateParams(&params));
+  }
+  ~solver_call() {
+    for (void* p : device) cudaFree(p);
+    if (params) cusolverDnDestroyParams(params);
+    if (handle) cusolverDnDestroy(handle);
+  }
+  void* alloc(size_t bytes) {
+    void* p = nullptr;
+    PMX_CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(bytes, 16)));
+    device.push_back(p);
+    return p;
+  }
+};
+
+void check_fits(const executor& exec, detail::cuda_context& c, size_t bytes, const char* what) {
+  const int64_t budget = detail::device_budget(exec, c);
+  if (static_cast<int64_t>(bytes) > budget)
+    throw unsupported_error(std::string(what) + " needs " + std::to_string(bytes >> 20) +
+                            " MiB of device memory, the budget is " + std::to_string(budget >> 20) +
+                            " MiB (use --device cpu)");
+}
+
+// A column-major n_rows × n_cols operand on the device: the caller's memory or a copy of it.
+double* device_operand(solver_call& call, cudaStream_t stream, double* p, int64_t ld, int64_t n_rows,
+                       int64_t n_cols, bool copy_in) {
+  if (on_device(p)) return p;
+  auto* d = static_cast<double*>(call.alloc(sizeof(double) * static_cast<size_t>(ld * n_cols)));
+  if (copy_in)
+    PMX_CUDA_CHECK(cudaMemcpy2DAsync(d, sizeof(double) * ld, p, sizeof(double) * ld, sizeof(double) * n_rows,
+                                     static_cast<size_t>(n_cols), cudaMemcpyHostToDevice, stream));
+  return d;
+}
+
+int read_info(cudaStream_t stream, const int* d_info) {
+  int info = 0;
+  PMX_CUDA_CHECK(cudaMemcpyAsync(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return info;
+}
+
+}  // namespace
+
+double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, int64_t m, double* B,
+                      int64_t ldb) {
+  detail::cuda_scope scope(exec);
+  cudaStream_t s = scope.ctx.stream;
+  solver_call call(s);
+  const bool a_host = !on_device(A), b_host = m > 0 && !on_device(B);
+  check_fits(exec, scope.ctx,
+             sizeof(double) * (a_host ? static_cast<size_t>(lda * n) : 0) +
+                 sizeof(double) * (b_host ? static_cast<size_t>(ldb * m) : 0),
+             "Cholesky solve");
+  double* dA = device_operand(call, s, A, lda, n, n, true);
+  double* dB = m > 0 ? device_operand(call, s, B, ldb, n, m, true) : nullptr;
+  int* d_info = static_cast<int*>(call.alloc(sizeof(int)));
+  size_t dev_bytes = 0, host_bytes = 0;
+  PMX_CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(call.handle, call.params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
+                                                 dA, lda, CUDA_R_64F, &dev_bytes, &host_bytes));
+  check_fits(exec, scope.ctx, dev_bytes, "Cholesky workspace");
+  void* d_work = call.alloc(dev_bytes);
+  std::vector<char> h_work(std::max<size_t>(host_bytes, 1));
+  PMX_CUSOLVER_CHECK(cusolverDnXpotrf(call.handle, call.params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, dA, lda,
+                                      CUDA_R_64F, d_work, dev_bytes, h_work.data(), host_bytes, d_info));
+  const int info = read_info(s, d_info);
+  if (info > 0)
+    throw numeric_error("Cholesky factorisation: the matrix is not positive definite (leading minor of order " +
+                        std::to_string(info) + " of " + std::to_string(n) + ")");
+  if (info < 0) throw logic_error("cusolverDnXpotrf: argument " + std::to_string(-info) + " invalid");
+  if (m > 0) {
+    PMX_CUSOLVER_CHECK(cusolverDnXpotrs(call.handle, call.params, CUBLAS_FILL_MODE_LOWER, n, m, CUDA_R_64F, dA,
+                                        lda, CUDA_R_64F, dB, ldb, d_info));
+    if (b_host)
+      PMX_CUDA_CHECK(cudaMemcpy2DAsync(B, sizeof(double) * ldb, dB, sizeof(double) * ldb, sizeof(double) * n,
+                                       static_cast<size_t>(m), cudaMemcpyDeviceToHost, s));
+  }
+  // log det from the factor's diagonal (strided copy: one double every lda + 1).
+  std::vector<double> diag(static_cast<size_t>(n));
+  PMX_CUDA_CHECK(cudaMemcpy2DAsync(diag.data(), sizeof(double), dA, sizeof(double) * (lda + 1), sizeof(double),
+                                   static_cast<size_t>(n), cudaMemcpyDeviceToHost, s));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+  double logdet = 0.0;
+  for (double d : diag) logdet += std::log(d);
+  return 2.0 * logdet;
+}
+
+void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, int64_t count, double* values,
+                     double* vectors, int64_t ldv) {
+  detail::cuda_scope scope(exec);
+  cudaStream_t s = scope.ctx.stream;
+  solver_call call(s);
+  const bool a_host = !on_device(A);
+  check_fits(exec, scope.ctx, a_host ? sizeof(double) * static_cast<size_t>(lda * n) : 0, "eigendecomposition");
+  double* dA = device_operand(call, s, A, lda, n, n, true);
+  auto* dW = static_cast<double*>(call.alloc(sizeof(double) * static_cast<size_t>(n)));
+  int* d_info = static_cast<int*>(call.alloc(sizeof(int)));
+  const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  const bool all = count == n;
+  const int64_t il = n - count + 1, iu = n;
+  int64_t found = n;
+  double vl = 0, vu = 0;
+  size_t dev_bytes = 0, host_bytes = 0;
+  if (all)
+    PMX_CUSOLVER_CHECK(cusolverDnXsyevd_bufferSize(call.handle, call.params, jobz, CUBLAS_FILL_MODE_LOWER, n,
+                                                   CUDA_R_64F, dA, lda, CUDA_R_64F, dW, CUDA_R_64F, &dev_bytes,
+                                                   &host_bytes));
+  else
+    PMX_CUSOLVER_CHECK(cusolverDnXsyevdx_bufferSize(call.handle, call.params, jobz, CUSOLVER_EIG_RANGE_I,
+                                                    CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, dA, lda, &vl, &vu, il,
+                                                    iu, &found, CUDA_R_64F, dW, CUDA_R_64F, &dev_bytes,
+                                                    &host_bytes));
+  check_fits(exec, scope.ctx, dev_bytes, "eigendecomposition workspace");
+  void* d_work = call.alloc(dev_bytes);
+  std::vector<char> h_work(std::max<size_t>(host_bytes, 1));
+  if (all)
+    PMX_CUSOLVER_CHECK(cusolverDnXsyevd(call.handle, call.params, jobz, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, dA,
+                                        lda, CUDA_R_64F, dW, CUDA_R_64F, d_work, dev_bytes, h_work.data(),
+                                        host_bytes, d_info));
+  else
+    PMX_CUSOLVER_CHECK(cusolverDnXsyevdx(call.handle, call.params, jobz, CUSOLVER_EIG_RANGE_I,
+                                         CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, dA, lda, &vl, &vu, il, iu, &found,
+                                         CUDA_R_64F, dW, CUDA_R_64F, d_work, dev_bytes, h_work.data(), host_bytes,
+                                         d_info));
+  const int info = read_info(s, d_info);
+  if (info > 0) throw numeric_error("symmetric eigendecomposition (cuSOLVER) did not converge");
+  if (info < 0) throw logic_error("cuSOLVER syevd: argument " + std::to_string(-info) + " invalid");
+  if (found != count)
+    throw numeric_error("cuSOLVER returned " + std::to_string(found) + " of " + std::to_string(count) +
+                        " eigenpairs");
+  // Ascending in dW[0..count) and the first `count` columns of dA; the op promises descending.
+  std::vector<double> w(static_cast<size_t>(count));
+  PMX_CUDA_CHECK(cudaMemcpyAsync(w.data(), dW, sizeof(double) * static_cast<size_t>(count), cudaMemcpyDeviceToHost, s));
+  const bool v_dev = vectors && on_device(vectors);
+  if (vectors && !v_dev && count > 64) {
+    // Many columns to a host array: one strided copy, then the column order is reversed in place.
+    PMX_CUDA_CHECK(cudaMemcpy2DAsync(vectors, sizeof(double) * ldv, dA, sizeof(double) * lda, sizeof(double) * n,
+                                     static_cast<size_t>(count), cudaMemcpyDeviceToHost, s));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+    for (int64_t c = 0; c < count / 2; ++c)
+      std::swap_ranges(vectors + c * ldv, vectors + c * ldv + n, vectors + (count - 1 - c) * ldv);
+  } else {
+    for (int64_t c = 0; vectors && c < count; ++c)
+      PMX_CUDA_CHECK(cudaMemcpyAsync(vectors + c * ldv, dA + (count - 1 - c) * lda,
+                                     sizeof(double) * static_cast<size_t>(n),
+                                     v_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost, s));
+  }
+  PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+  for (int64_t c = 0; c < count; ++c) values[c] = w[static_cast<size_t>(count - 1 - c)];
+}
+
+}  // namespace pmx::kernels::cuda

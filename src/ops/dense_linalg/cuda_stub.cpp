@@ -1,0 +1,14 @@
+// Stand-in for cuda.cu when the CUDA backend is not compiled in.
+#include "ops/dense_linalg/kernels.hpp"
+#include "panoramix/error.hpp"
+
+namespace pmx::kernels::cuda {
+
+double cholesky_solve(const executor&, int64_t, double*, int64_t, int64_t, double*, int64_t) {
+  throw unsupported_error("Cholesky solve: the CUDA backend is not compiled in (use --device cpu)");
+}
+void symmetric_eigen(const executor&, int64_t, double*, int64_t, int64_t, double*, double*, int64_t) {
+  throw unsupported_error("eigendecomposition: the CUDA backend is not compiled in (use --device cpu)");
+}
+
+}  // namespace pmx::kernels::cuda

@@ -1,0 +1,13 @@
+#pragma once
+#include "panoramix/ops/dense_linalg.hpp"
+
+namespace pmx::kernels {
+#define PMX_DENSE_LINALG_KERNELS                                                                 \
+  double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, int64_t m,     \
+                        double* B, int64_t ldb);                                                \
+  void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, int64_t count,  \
+                       double* values, double* vectors, int64_t ldv)
+namespace cpu { PMX_DENSE_LINALG_KERNELS; }   // LAPACK (also serves the reference backend)
+namespace cuda { PMX_DENSE_LINALG_KERNELS; }  // cuSOLVER (cuda.cu, or cuda_stub.cpp)
+#undef PMX_DENSE_LINALG_KERNELS
+}  // namespace pmx::kernels
