@@ -1,0 +1,130 @@
+// Pedigrees: reading, checking and renumbering parents-first; inbreeding coefficients; the sparse
+// inverse of the numerator relationship matrix A (Henderson 1976, Quaas 1976); the dense A of a
+// small pedigree by the tabular method (the oracle of the sparse code and of single-step tests).
+//
+// Numbering: a `pedigree` holds its animals renumbered 0..n-1 so that both parents of every
+// animal come before it (parents-first, topological order). The order is stable: an input that is
+// already parents-first keeps its order; otherwise each parent that appears later in the input is
+// moved to just before its first offspring (parents listed only as parents are placed likewise).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace pmx {
+
+/// One input record: an animal and its parents' IDs ("" = unknown). `line` is where it was read
+/// (1-based; 0 when the record did not come from a file) and is quoted in error messages.
+struct pedigree_record {
+  std::string id, sire, dam;
+  int64_t line = 0;
+};
+
+/// What building a pedigree changed without failing: each note is one line for a log.
+struct pedigree_notes {
+  int64_t records = 0;             ///< records read
+  int64_t merged_duplicates = 0;   ///< identical repeated records merged into one
+  int64_t added_founders = 0;      ///< parents not listed as animals, added as founders
+  int64_t parents_listed_later = 0;  ///< records with a parent listed after them (renumbered)
+  std::vector<std::string> lines;  ///< human-readable notes (first few examples of each kind)
+};
+
+class pedigree {
+ public:
+  static constexpr int64_t unknown = -1;
+
+  pedigree() = default;
+  pedigree(const pedigree& other);
+  pedigree& operator=(const pedigree& other);
+  pedigree(pedigree&&) noexcept = default;
+  pedigree& operator=(pedigree&&) noexcept = default;
+
+  /// Checks `records` (in any order) and renumbers parents-first. `source` names the input in
+  /// error messages ("<source>:<line>: ..."). Throws input_error on: an empty animal ID; an animal
+  /// that is its own parent; conflicting records of one ID (identical ones are merged, noted); an
+  /// ID used as a sire and as a dam; a cycle (an animal among its own ancestors; the message
+  /// lists the loop). Parents not listed as animals are added as founders (noted).
+  static pedigree from_records(const std::vector<pedigree_record>& records,
+                               const std::string& source, pedigree_notes* notes = nullptr);
+
+  /// From parent indices that are already parents-first (sire[i], dam[i] < i or -1); IDs are
+  /// "1".."n". Throws logic_error when an index is out of range or not before its offspring.
+  static pedigree from_indices(const std::vector<int64_t>& sire, const std::vector<int64_t>& dam);
+
+  int64_t size() const { return static_cast<int64_t>(ids_.size()); }
+  const std::string& id(int64_t i) const { return ids_[i]; }
+  /// Parent indices in the renumbered pedigree (always < i), or `unknown`.
+  int64_t sire(int64_t i) const { return sire_[i]; }
+  int64_t dam(int64_t i) const { return dam_[i]; }
+  const std::vector<int64_t>& sires() const { return sire_; }
+  const std::vector<int64_t>& dams() const { return dam_; }
+  const std::vector<std::string>& ids() const { return ids_; }
+  /// Index of an animal, or `unknown` when the ID is not in the pedigree.
+  int64_t find(std::string_view id) const;
+  /// Index of an animal; throws input_error naming the ID when it is not in the pedigree.
+  int64_t index(std::string_view id) const;
+  /// Input line of an animal's record (0 for added founders and for from_indices).
+  int64_t line(int64_t i) const { return line_[i]; }
+
+ private:
+  std::vector<std::string> ids_;
+  std::vector<int64_t> sire_, dam_, line_;
+  std::unordered_map<std::string_view, int64_t> index_;  // views into ids_
+  void build_index();
+};
+
+/// How read_pedigree_file maps columns. `automatic`: a first line whose 2nd or 3rd field is a
+/// parent column name (sire/dam/father/mother/dad/mum/mom/par1/par2/parent1/parent2, any case,
+/// quotes ignored) is a header, and "dam" before "sire" swaps the columns; otherwise the columns
+/// are animal, sire, dam and the first line is data.
+enum class pedigree_columns { automatic, sire_dam, dam_sire };
+
+/// Reads a pedigree text file: one animal per line, fields separated by whitespace and/or commas,
+/// optional double quotes around fields; columns animal, sire, dam (see pedigree_columns), further
+/// columns ignored; `0`, `NA`, `.`, `*` or an empty field = unknown parent. Blank lines and lines
+/// starting with '#' are skipped. Errors name the file and line (see pedigree::from_records).
+pedigree read_pedigree_file(const std::string& path,
+                            pedigree_columns columns = pedigree_columns::automatic,
+                            pedigree_notes* notes = nullptr);
+
+/// True for the codes of an unknown parent: "", "0", "NA", ".", "*".
+bool is_unknown_parent(std::string_view field);
+
+/// Inbreeding coefficients F (n values, renumbered order) by Meuwissen & Luo (1992): for each
+/// animal the ancestors are traced once, from the youngest down, accumulating the row of L in
+/// A = L D Lᵀ; F_i = Σ_j L_ij² D_j − 1. Cost O(Σ_i a_i log a_i) for a_i ancestors of animal i,
+/// with animals of one sire×dam pair computed once. Animals of one depth in the pedigree (the
+/// longest path to a founder) are independent and run in parallel over `threads` (0 = all).
+std::vector<double> inbreeding(const pedigree& ped, int threads = 0);
+
+/// Within-family (Mendelian sampling) variances D_i / σ²_a from the parents' inbreeding:
+/// 1 − (F_s + F_d)/4 − 1/2 with both parents known, 3/4 − F_s/4 with one, 1 with none.
+std::vector<double> mendelian_variances(const pedigree& ped, const std::vector<double>& F);
+
+/// A sparse symmetric matrix: its lower triangle (row ≥ col, diagonal included) in compressed
+/// sparse rows with 0-based indices; columns sorted within a row, no duplicates.
+struct sparse_symmetric {
+  int64_t n = 0;
+  std::vector<int64_t> row_start;  ///< n + 1 offsets into col/value
+  std::vector<int64_t> col;
+  std::vector<double> value;
+  int64_t nonzeros() const { return static_cast<int64_t>(col.size()); }
+  /// Entry (i, j) of the full symmetric matrix (binary search in the row; 0 when absent).
+  double at(int64_t i, int64_t j) const;
+};
+
+/// A⁻¹ by Henderson's rules with inbreeding (Quaas 1976): for each animal i with b = 1/D_i,
+/// add b at (i,i), −b/2 at (i,parent), b/4 at (parent,parent') for each pair of known parents.
+/// Indices are the pedigree's renumbered ones. `F` are the inbreeding coefficients (from
+/// inbreeding(ped)); pass an empty vector to compute them.
+sparse_symmetric a_inverse(const pedigree& ped, const std::vector<double>& F = {});
+
+/// Dense A among `subset` (indices into ped; empty = every animal) by the tabular method over the
+/// subset and its ancestors: |subset| × |subset|, row-major, in the order of `subset`. O(m²) time
+/// and memory for m = subset + ancestors: for small pedigrees and tests.
+std::vector<double> relationship_matrix(const pedigree& ped,
+                                        const std::vector<int64_t>& subset = {});
+
+}  // namespace pmx
