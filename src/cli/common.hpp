@@ -33,6 +33,7 @@ int run_command(const std::string& out_prefix, int argc, char** argv,
                 const std::function<void(run_log&)>& body);
 
 void add_simulate_command(CLI::App& app, int argc, char** argv, int& status);
+void add_simulate_pedigree_command(CLI::App& app, int argc, char** argv, int& status);
 void add_freq_command(CLI::App& app, int argc, char** argv, int& status);
 void add_grm_command(CLI::App& app, int argc, char** argv, int& status);
 void add_ld_command(CLI::App& app, int argc, char** argv, int& status);

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", PMX_VERSION);
   int status = 0;
   pmx::cli::add_simulate_command(app, argc, argv, status);
+  pmx::cli::add_simulate_pedigree_command(app, argc, argv, status);
   pmx::cli::add_freq_command(app, argc, argv, status);
   pmx::cli::add_grm_command(app, argc, argv, status);
   pmx::cli::add_ld_command(app, argc, argv, status);

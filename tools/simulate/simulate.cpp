@@ -1,6 +1,8 @@
 // Genotype simulator (see simulate.hpp for the model).
 #include "simulate.hpp"
 
+#include "random.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -22,46 +24,6 @@ constexpr double event_rate = 0.025;
 constexpr double switch_share = 0.8;
 constexpr int64_t base_spacing = 1000;  // bp between consecutive variants, before jitter
 constexpr int64_t no_event = int64_t{1} << 40;
-
-uint64_t splitmix64(uint64_t& x) {
-  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-// xoshiro256**: small state, fast, and the same stream on every platform (std distributions
-// are not), so a seed names the same dataset everywhere.
-class rng {
- public:
-  rng(uint64_t seed, uint64_t stream) {
-    uint64_t x = seed;
-    x = splitmix64(x) ^ (stream * 0xd1b54a32d192ed03ull);
-    for (auto& w : s_) w = splitmix64(x);
-  }
-  uint64_t next() {
-    const uint64_t r = rotl(s_[1] * 5, 7) * 9, t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return r;
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }             // [0,1)
-  double uniform_open() { return static_cast<double>((next() >> 11) + 1) * 0x1.0p-53; }  // (0,1]
-  uint32_t below(uint32_t n) {
-    return static_cast<uint32_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
-  }
-  double normal() {  // Box-Muller, one value per call (simplicity over speed: used per variant)
-    return std::sqrt(-2.0 * std::log(uniform_open())) * std::cos(6.283185307179586 * uniform());
-  }
-
- private:
-  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  uint64_t s_[4];
-};
 
 // Gaps between Bernoulli(rate) events (failures before the next success) by inverse CDF.
 // `none_within[k]` = P(gap >= k) answers "no event in the k left" without a log, the usual case.
@@ -136,9 +98,8 @@ struct scratch {
 };
 
 void draw_frequencies(const genotype_params& p, const block& b, rng& r, scratch& s) {
-  const double f0 = (4 / M_PI) * std::asin(std::sqrt(p.min_maf));  // folded arcsine CDF
   for (int v = 0; v < b.length; ++v) {
-    const double maf = std::pow(std::sin(M_PI / 4 * (f0 + (1 - f0) * r.uniform())), 2);
+    const double maf = ancestral_maf(r, p.min_maf);
     // Minor alleles sit on the low side of the latents, so those of nearby variants nest as on
     // a genealogy; which allele is A1 is a coin flip.
     s.flip[v] = r.uniform() < 0.5;
