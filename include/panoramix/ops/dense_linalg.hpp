@@ -32,4 +32,20 @@ double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, i
 void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, int64_t count,
                      double* values, double* vectors, int64_t ldv);
 
+// Tall-skinny helpers of subspace methods (randomized PCA). These take host memory only, on every
+// executor: their operands are n × l with l small, so a cuda executor runs them on the host too
+// (BLAS/LAPACK with the executor's threads) rather than paying two transfers per call.
+
+/// Replaces the columns of A (rows × cols, rows >= cols, leading dimension lda, host memory) by an
+/// orthonormal basis of their span: the Q of a Householder QR (LAPACK dgeqrf + dorgqr). Column c
+/// of Q spans the same space as columns 0..c of A. A rank-deficient A still gives orthonormal
+/// columns (the extra directions are arbitrary).
+void orthonormalize(const executor& exec, int64_t rows, int64_t cols, double* A, int64_t lda);
+
+/// C ← α op(A) op(B) + β C (BLAS dgemm; op = transpose when the flag is set), column-major, host
+/// memory; C is m × n, op(A) m × k, op(B) k × n. β = 0 overwrites C without reading it.
+void dense_gemm(const executor& exec, bool transpose_a, bool transpose_b, int64_t m, int64_t n,
+                int64_t k, double alpha, const double* A, int64_t lda, const double* B, int64_t ldb,
+                double beta, double* C, int64_t ldc);
+
 }  // namespace pmx

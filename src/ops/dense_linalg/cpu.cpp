@@ -19,6 +19,10 @@ void dsyevr_(const char* jobz, const char* range, const char* uplo, const int* n
              const double* vl, const double* vu, const int* il, const int* iu, const double* abstol, int* m,
              double* w, double* z, const int* ldz, int* isuppz, double* work, const int* lwork, int* iwork,
              const int* liwork, int* info);
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
+             int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
+             const int* lwork, int* info);
 }
 
 namespace pmx::kernels::cpu {
@@ -93,6 +97,33 @@ void symmetric_eigen(const executor& exec, int64_t n64, double* A, int64_t lda64
     if (vectors)
       std::copy_n(z.data() + static_cast<size_t>(src) * ldz, n, vectors + static_cast<int64_t>(c) * ldv64);
   }
+}
+
+void orthonormalize(const executor& exec, int64_t rows64, int64_t cols64, double* A, int64_t lda64) {
+  blas_threads t(exec.threads());
+  const int m = lapack_int(rows64, "rows"), n = lapack_int(cols64, "columns");
+  const int lda = lapack_int(lda64, "leading dimension");
+  std::vector<double> tau(static_cast<size_t>(n));
+  int info = 0, lwork = -1;
+  double wq_qr = 0, wq_q = 0;
+  dgeqrf_(&m, &n, A, &lda, tau.data(), &wq_qr, &lwork, &info);
+  dorgqr_(&m, &n, &n, A, &lda, tau.data(), &wq_q, &lwork, &info);
+  lwork = std::max({static_cast<int>(wq_qr), static_cast<int>(wq_q), 1});
+  std::vector<double> work(static_cast<size_t>(lwork));
+  dgeqrf_(&m, &n, A, &lda, tau.data(), work.data(), &lwork, &info);
+  if (info < 0) throw logic_error("dgeqrf: argument " + std::to_string(-info) + " invalid");
+  dorgqr_(&m, &n, &n, A, &lda, tau.data(), work.data(), &lwork, &info);
+  if (info < 0) throw logic_error("dorgqr: argument " + std::to_string(-info) + " invalid");
+}
+
+void dense_gemm(const executor& exec, bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
+                double alpha, const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
+                int64_t ldc) {
+  blas_threads t(exec.threads());
+  cblas_dgemm(CblasColMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans,
+              lapack_int(m, "rows"), lapack_int(n, "columns"), lapack_int(k, "inner dimension"), alpha, A,
+              lapack_int(lda, "leading dimension"), B, lapack_int(ldb, "leading dimension"), beta, C,
+              lapack_int(ldc, "leading dimension"));
 }
 
 }  // namespace pmx::kernels::cpu

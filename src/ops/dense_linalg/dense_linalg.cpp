@@ -29,4 +29,25 @@ void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, in
   kernels::cpu::symmetric_eigen(exec, n, A, lda, count, values, vectors, ldv);
 }
 
+void orthonormalize(const executor& exec, int64_t rows, int64_t cols, double* A, int64_t lda) {
+  PMX_EXPECTS(cols >= 0 && rows >= cols, "need rows >= cols >= 0");
+  PMX_EXPECTS(lda >= std::max<int64_t>(rows, 1), "leading dimension smaller than the row count");
+  PMX_EXPECTS(cols == 0 || A, "matrix is null");
+  if (cols == 0) return;
+  kernels::cpu::orthonormalize(exec, rows, cols, A, lda);
+}
+
+void dense_gemm(const executor& exec, bool transpose_a, bool transpose_b, int64_t m, int64_t n,
+                int64_t k, double alpha, const double* A, int64_t lda, const double* B, int64_t ldb,
+                double beta, double* C, int64_t ldc) {
+  PMX_EXPECTS(m >= 0 && n >= 0 && k >= 0, "negative matrix size");
+  PMX_EXPECTS(lda >= std::max<int64_t>(transpose_a ? k : m, 1), "leading dimension of A too small");
+  PMX_EXPECTS(ldb >= std::max<int64_t>(transpose_b ? n : k, 1), "leading dimension of B too small");
+  PMX_EXPECTS(ldc >= std::max<int64_t>(m, 1), "leading dimension of C too small");
+  PMX_EXPECTS(m == 0 || n == 0 || C, "output is null");
+  PMX_EXPECTS(k == 0 || m == 0 || n == 0 || (A && B), "input is null");
+  if (m == 0 || n == 0) return;
+  kernels::cpu::dense_gemm(exec, transpose_a, transpose_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 }  // namespace pmx

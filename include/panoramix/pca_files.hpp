@@ -1,0 +1,15 @@
+// PLINK 1.9 --pca outputs: PREFIX.eigenval (one eigenvalue per line, descending) and
+// PREFIX.eigenvec (FID IID PC1 .. PCm per sample, space-separated, no header).
+#pragma once
+#include <string>
+
+#include "panoramix/output_file.hpp"
+#include "panoramix/pca.hpp"
+#include "panoramix/plink_files.hpp"
+
+namespace pmx {
+
+/// Adds PREFIX.eigenval and PREFIX.eigenvec to `out` (10 significant digits; PLINK prints 6).
+void write_pca(output_group& out, const std::string& prefix, const plink_fileset& data, const pca_result& r);
+
+}  // namespace pmx
