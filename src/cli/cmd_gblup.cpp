@@ -1,17 +1,211 @@
-// panoramix gblup: being written (issue #6/#7); the subcommand is registered but refuses to run.
+// panoramix gblup: genomic BLUP with variance components by REML or from a given h².
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
 #include "cli/common.hpp"
 #include "panoramix/error.hpp"
+#include "panoramix/gblup.hpp"
+#include "panoramix/grm.hpp"
+#include "panoramix/grm_files.hpp"
+#include "panoramix/output_file.hpp"
+#include "panoramix/phenotypes.hpp"
 
 namespace pmx::cli {
+namespace {
+
+struct gblup_cli {
+  std::string pheno, pheno_name, covar, grm, method = "standardized", evaluator = "eigen";
+  int mpheno = 1;
+  std::vector<std::string> covar_names;
+  double h2 = std::nan("");  // NaN: not given
+  bool reml = false;
+};
+
+// %.17g, or NA for a NaN (an SE that does not exist).
+std::string num(double v) {
+  if (std::isnan(v)) return "NA";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
+  if (o.bfile.empty() == c.grm.empty())
+    throw input_error("give exactly one of --bfile (compute the GRM) and --grm (read one)");
+  if (c.reml && !std::isnan(c.h2)) throw input_error("--h2 and --reml exclude each other");
+  const executor exec = make_executor(o, log);
+  // ---- G and its samples
+  std::vector<std::string> fid, iid;
+  matrix_buffer<double> G;
+  int64_t n = 0;
+  if (!c.grm.empty()) {
+    log.begin("read GRM");
+    grm_file g = read_gcta_grm(c.grm);
+    log.end();
+    n = g.n;
+    fid = std::move(g.fid);
+    iid = std::move(g.iid);
+    G = std::move(g.G);
+    log.message("GRM of " + std::to_string(n) + " samples read from " + c.grm + ".grm.bin");
+  } else {
+    auto data = open_input(o, log);
+    const auto chroms = chromosomes(o);
+    const int64_t before = data->n_variants();
+    data->filter_variants([&](const variant_record& v) { return chroms.diploid(v.chrom); });
+    if (data->n_variants() != before)
+      log.message(std::to_string(before - data->n_variants()) + " variants on X/Y/MT dropped");
+    if (data->n_variants() == 0) throw input_error(o.bfile + ": no autosomal variants left");
+    grm_options go;
+    go.method = c.method == "vanraden" ? grm_method::vanraden : grm_method::standardized;
+    go.nonfounders = o.nonfounders;
+    go.chromosomes = chroms;
+    go.pair_counts = false;
+    log.begin("relationship matrix");
+    grm_result r = compute_grm(exec, *data, go, &log);
+    log.end();
+    log.message("GRM (" + c.method + ") of " + std::to_string(r.n) + " samples from " +
+                std::to_string(r.n_variants) + " variants");
+    n = r.n;
+    G = std::move(r.G);
+    for (int64_t i = 0; i < n; ++i) {
+      fid.push_back(data->sample(i).fid);
+      iid.push_back(data->sample(i).iid);
+    }
+  }
+  // ---- phenotype and covariates, matched by FID + IID
+  const phenotype_table pt = read_phenotype_table(c.pheno, "--pheno");
+  const int64_t pcol = pt.column(c.pheno_name.empty() ? std::to_string(c.mpheno) : c.pheno_name,
+                                 "--pheno");
+  int64_t matched = 0;
+  const std::vector<double> y_all = match_column(pt, pcol, fid, iid, &matched);
+  log.message("--pheno " + c.pheno + ": trait '" + pt.names[pcol] + "', " +
+              std::to_string(pt.rows()) + " rows, " + std::to_string(matched) +
+              " matched to the " + std::to_string(n) + " genotyped samples, " +
+              std::to_string(pt.rows() - matched) + " not in the genotype data (ignored)");
+  std::vector<std::vector<double>> cov_all;
+  std::vector<std::string> cov_names;
+  if (!c.covar.empty()) {
+    const phenotype_table ct = read_phenotype_table(c.covar, "--covar");
+    std::vector<int64_t> cols;
+    if (c.covar_names.empty())
+      for (int64_t j = 0; j < static_cast<int64_t>(ct.names.size()); ++j) cols.push_back(j);
+    for (const auto& name : c.covar_names) cols.push_back(ct.column(name, "--covar"));
+    int64_t cm = 0;
+    for (int64_t j : cols) {
+      cov_all.push_back(match_column(ct, j, fid, iid, &cm));
+      cov_names.push_back(ct.has_header ? ct.names[j] : "covar" + ct.names[j]);
+    }
+    log.message("--covar " + c.covar + ": " + std::to_string(cols.size()) + " covariate(s), " +
+                std::to_string(cm) + " samples matched");
+  } else if (!c.covar_names.empty()) {
+    throw input_error("--covar-name needs --covar FILE");
+  }
+  gblup_data d;
+  d.n = n;
+  d.G = G.data();
+  d.covariates.resize(cov_all.size());
+  d.covariate_names = cov_names;
+  int64_t missing_y = 0, missing_cov = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(y_all[i])) {
+      ++missing_y;
+      continue;
+    }
+    bool ok = true;
+    for (const auto& cv : cov_all) ok = ok && !std::isnan(cv[i]);
+    if (!ok) {
+      ++missing_cov;
+      continue;
+    }
+    d.fitted.push_back(i);
+    d.y.push_back(y_all[i]);
+    for (size_t j = 0; j < cov_all.size(); ++j) d.covariates[j].push_back(cov_all[j][i]);
+  }
+  log.message(std::to_string(d.fitted.size()) + " samples fitted; " + std::to_string(missing_y) +
+              " without a phenotype and " + std::to_string(missing_cov) +
+              " without every covariate get predictions only");
+  if (d.fitted.empty())
+    throw input_error("--pheno " + c.pheno + ": no genotyped sample has a non-missing value of '" +
+                      pt.names[pcol] + "'" + (c.covar.empty() ? "" : " and every covariate"));
+  // ---- fit
+  gblup_options go;
+  if (!std::isnan(c.h2)) go.h2 = c.h2;
+  go.evaluator = c.evaluator == "cholesky" ? h2_evaluator_kind::cholesky : h2_evaluator_kind::eigen;
+  log.begin(go.h2 ? "gBLUP at the given h2" : "REML and gBLUP");
+  const gblup_result r = fit_gblup(exec, d, go);
+  log.end();
+  const auto& vc = r.vc;
+  log.message("Evaluator: " + r.evaluator + ", " + std::to_string(vc.evaluations) +
+              " likelihood evaluations");
+  log.message(std::string(vc.estimated ? "REML" : "Given") + " h2 = " + num(vc.h2) +
+              (vc.estimated ? " (SE " + num(vc.se_h2) + ")" : "") + ", sigma2_g = " +
+              num(vc.sigma2_g) + ", sigma2_e = " + num(vc.sigma2_e) + ", REML logL = " +
+              num(vc.logl) + (vc.boundary ? "  [on the boundary of the search]" : ""));
+  // ---- outputs, together
+  log.begin("write");
+  output_group out;
+  auto& fg = out.add(o.out + ".gebv");
+  fg.write("FID\tIID\tGEBV\tPEV\n");
+  for (int64_t i = 0; i < n; ++i)
+    fg.printf("%s\t%s\t%s\t%s\n", fid[i].c_str(), iid[i].c_str(), num(r.gebv[i]).c_str(),
+              num(r.pev[i]).c_str());
+  auto& ff = out.add(o.out + ".fixef");
+  for (size_t j = 0; j < r.beta.size(); ++j)
+    ff.printf("%s\t%s\t%s\n", r.fixed_names[j].c_str(), num(r.beta[j]).c_str(),
+              num(r.se_beta[j]).c_str());
+  auto& fv = out.add(o.out + ".vc");
+  fv.printf("sigma2_g\t%s\t%s\n", num(vc.sigma2_g).c_str(), num(vc.se_sigma2_g).c_str());
+  fv.printf("sigma2_e\t%s\t%s\n", num(vc.sigma2_e).c_str(), num(vc.se_sigma2_e).c_str());
+  fv.printf("h2\t%s\t%s\n", num(vc.h2).c_str(), num(vc.se_h2).c_str());
+  fv.printf("logL\t%s\tNA\n", num(vc.logl).c_str());
+  out.commit_all();
+  log.end();
+  log.message("Written: " + o.out + ".gebv, " + o.out + ".fixef, " + o.out + ".vc");
+}
+
+}  // namespace
 
 void add_gblup_command(CLI::App& app, int argc, char** argv, int& status) {
   auto opt = std::make_shared<common_options>();
-  auto* cmd = app.add_subcommand("gblup", "(not available yet)");
+  auto c = std::make_shared<gblup_cli>();
+  auto* cmd = app.add_subcommand("gblup", "genomic BLUP with REML variance components");
+  cmd->footer(
+      "Model: y = Xb + g + e, g ~ N(0, s2g G), e ~ N(0, s2e I); X = intercept + covariates.\n"
+      "G from --bfile (as `panoramix grm`, X/Y/MT dropped) or a GCTA binary GRM (--grm PREFIX).\n"
+      "Samples are matched by FID and IID; those with a missing phenotype (-9/NA) or covariate\n"
+      "are left out of the fit but get GEBV = s2g G[i,fit] V^-1 (y - Xb) and a PEV.\n"
+      "Variance components:\n"
+      "  --reml (default)  maximise the REML likelihood over h2 = s2g/(s2g+s2e) with the total\n"
+      "                    variance profiled out; SEs of s2g, s2e from the average-information\n"
+      "                    matrix (as GCTA), SE(h2) by the delta method.\n"
+      "  --h2 H            h2 given: V = s2 (H G + (1-H) I), s2 = y'Py/(n-p) its REML (GLS)\n"
+      "                    estimate at that h2; s2g = H s2, s2e = (1-H) s2 (as GEMMA/GCTA do for\n"
+      "                    a fixed ratio). SEs of s2g, s2e from Var(s2) = 2 s2^2/(n-p).\n"
+      "  h2 is on the scale of G (GEMMA's pve multiplies s2g by mean(diag G)).\n"
+      "logL: REML log-likelihood of n-p contrasts, -1/2[(n-p)log 2pi + log|V| + log|X'V^-1X|\n"
+      "      - log|X'X| + y'Py], the number GEMMA prints as 'REMLE log-likelihood'.\n"
+      "Outputs: PREFIX.gebv (FID IID GEBV PEV, every sample), PREFIX.fixef (name estimate se,\n"
+      "         intercept first), PREFIX.vc (sigma2_g, sigma2_e, h2, logL: name value se).\n"
+      "Example: panoramix gblup --bfile mice --pheno bw.txt --pheno-name BW --covar sex.txt --out bw");
   add_common_options(cmd, *opt, true);
+  cmd->get_option("--bfile")->required(false);
+  cmd->add_option("--grm", c->grm, "precomputed GRM PREFIX (.grm.bin/.grm.id, GCTA) instead of --bfile");
+  cmd->add_option("--pheno", c->pheno, "phenotype FILE (FID IID values..., header optional)")->required();
+  cmd->add_option("--pheno-name", c->pheno_name, "phenotype column by header name");
+  cmd->add_option("--mpheno", c->mpheno, "phenotype column number (default 1)");
+  cmd->add_option("--covar", c->covar, "covariate FILE (FID IID values..., header optional)");
+  cmd->add_option("--covar-name", c->covar_names, "covariate columns by name or number (A,B,...; default all)")
+      ->delimiter(',');
+  cmd->add_option("--h2", c->h2, "given heritability in [0, 1) instead of REML");
+  cmd->add_flag("--reml", c->reml, "estimate the variance components by REML (the default)");
+  cmd->add_option("--method", c->method, "GRM: standardized|vanraden (default standardized)")
+      ->check(CLI::IsMember({"standardized", "vanraden"}));
+  cmd->add_option("--reml-evaluator", c->evaluator,
+                  "eigen (one eigendecomposition, default) | cholesky (one factorisation per h2)")
+      ->check(CLI::IsMember({"eigen", "cholesky"}));
   cmd->callback([=, &status] {
-    status = run_command(opt->out, argc, argv, [&](run_log&) {
-      throw unsupported_error("panoramix gblup is not available in this build yet");
-    });
+    status = run_command(opt->out, argc, argv, [&](run_log& log) { run_gblup(*opt, *c, log); });
   });
 }
 

@@ -1,0 +1,95 @@
+// gBLUP from the variance components: GLS β̂, BLUP ĝ for every sample of G, PEV.
+#include "panoramix/gblup.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "panoramix/error.hpp"
+
+namespace pmx {
+
+gblup_result fit_gblup(const executor& exec, const gblup_data& d, const gblup_options& opt) {
+  const int64_t n = d.n, nf = static_cast<int64_t>(d.fitted.size());
+  const int64_t p = 1 + static_cast<int64_t>(d.covariates.size()), q = p + 1;
+  if (nf == 0) throw input_error("no sample has a phenotype (and every covariate) to fit");
+  if (nf < p + 2)
+    throw input_error(std::to_string(nf) + " phenotyped samples are too few for " +
+                      std::to_string(p) + " fixed effects and a variance component");
+  PMX_EXPECTS(static_cast<int64_t>(d.y.size()) == nf, "one phenotype per fitted sample");
+  // A = [1 covariates y − ȳ] (nf × q, column-major). Centring y changes only β̂₀ and keeps
+  // yᵀH⁻¹y − (XᵀH⁻¹y)ᵀβ̂ free of cancellation when the mean is large.
+  long double sum = 0;
+  for (double v : d.y) sum += v;
+  const double ybar = static_cast<double>(sum / nf);
+  std::vector<double> A(nf * q);
+  for (int64_t i = 0; i < nf; ++i) {
+    A[i] = 1.0;
+    for (int64_t c = 1; c < p; ++c) A[c * nf + i] = d.covariates[c - 1][i];
+    A[p * nf + i] = d.y[i] - ybar;
+  }
+  std::vector<double> Gff(nf * nf);
+  for (int64_t a = 0; a < nf; ++a)
+    for (int64_t b = 0; b < nf; ++b) Gff[a * nf + b] = d.G[d.fitted[a] * n + d.fitted[b]];
+  const auto ev = opt.evaluator == h2_evaluator_kind::eigen
+                      ? make_eigen_evaluator(exec, nf, Gff.data(), q, A.data())
+                      : make_cholesky_evaluator(exec, nf, Gff.data(), q, A.data());
+  gblup_result res;
+  res.evaluator = ev->name();
+  res.vc = opt.h2 ? fit_known_h2(*ev, *opt.h2) : fit_reml(*ev, opt.reml);
+  const double h2 = res.vc.h2;
+  res.fixed_names.push_back("intercept");
+  for (const auto& s : d.covariate_names) res.fixed_names.push_back(s);
+  res.beta = res.vc.at.beta;
+  for (int64_t j = 0; j < p; ++j) res.se_beta.push_back(std::sqrt(res.vc.at.cov_beta[j * p + j]));
+  // r = y − Xβ̂ (centred y, centred β̂₀), a = H⁻¹ r, ĝ_all = h² G_{all,f} a.
+  std::vector<double> a(nf);
+  for (int64_t i = 0; i < nf; ++i) {
+    double s = A[p * nf + i];
+    for (int64_t j = 0; j < p; ++j) s -= A[j * nf + i] * res.beta[j];
+    a[i] = s;
+  }
+  res.beta[0] += ybar;
+  ev->solve(h2, 1, a.data(), nf);
+  res.gebv.assign(n, 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    const double* gi = d.G + i * n;  // row i = column i (symmetric)
+    long double s = 0;
+    for (int64_t k = 0; k < nf; ++k) s += static_cast<long double>(gi[d.fitted[k]]) * a[k];
+    res.gebv[i] = h2 * static_cast<double>(s);
+  }
+  if (!opt.pev) return res;
+  // PEV_i = σ²_g [G_ii − h²(G_{i,f} H⁻¹ G_{f,i} − uᵢᵀ M⁻¹ uᵢ)], uᵢ = Xᵀ H⁻¹ G_{f,i}, M⁻¹ =
+  // cov(β̂)/σ². Columns of G_{f,all} in blocks of at most ~1 GiB of right-hand sides.
+  res.pev.assign(n, 0.0);
+  if (h2 == 0) return res;
+  std::vector<double> Minv(p * p);
+  for (int64_t i = 0; i < p * p; ++i) Minv[i] = res.vc.at.cov_beta[i] / res.vc.at.sigma2;
+  const int64_t block = std::clamp<int64_t>((int64_t{1} << 27) / std::max<int64_t>(nf, 1), 1, n);
+  std::vector<double> B, U(p * block);
+  for (int64_t c0 = 0; c0 < n; c0 += block) {
+    const int64_t m = std::min(block, n - c0);
+    B.assign(nf * m, 0.0);
+    for (int64_t c = 0; c < m; ++c)
+      for (int64_t k = 0; k < nf; ++k) B[c * nf + k] = d.G[(c0 + c) * n + d.fitted[k]];
+    std::vector<double> Gcols(B);
+    ev->solve(h2, m, B.data(), nf);
+    // U = Xᵀ (H⁻¹ G_{f,cols}) (p × m)
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, p, m, nf, 1.0, A.data(), nf, B.data(), nf,
+                0.0, U.data(), p);
+    for (int64_t c = 0; c < m; ++c) {
+      long double t1 = 0;
+      for (int64_t k = 0; k < nf; ++k)
+        t1 += static_cast<long double>(Gcols[c * nf + k]) * B[c * nf + k];
+      double t2 = 0;
+      for (int64_t x = 0; x < p; ++x)
+        for (int64_t y = 0; y < p; ++y) t2 += U[c * p + x] * Minv[x * p + y] * U[c * p + y];
+      const int64_t i = c0 + c;
+      res.pev[i] = res.vc.sigma2_g * (d.G[i * n + i] - h2 * (static_cast<double>(t1) - t2));
+    }
+  }
+  return res;
+}
+
+}  // namespace pmx
