@@ -49,20 +49,22 @@ void normalise_signs(std::vector<double>& v, int64_t n, int64_t m) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// G·V without forming G (pca.hpp):  G V = C⁻¹ Σ_s B^s Σ_r binom(s+r, s) S B^r V  +  E V,
-// with S = Z Zᵀ from the genotype × dense op and E sparse (diagonal and pairs sharing a missing call).
+// G·V without forming G (pca.hpp). With k_c − m_i − m_j = C (1 − b_i)(1 − b_j)(1 − β_i β_j),
+// β_i = b_i / (1 − b_i), w_i = 1 / (1 − b_i):
+//   G V = C⁻¹ W Σ_t B^t S B^t W V  +  E V        (W = diag w, B = diag β, E sparse)
+// so one product of S = Z Zᵀ (genotype × dense op) with the blocks [W V, B W V, …, B^{T−1} W V].
 
 class grm_operator {
  public:
   grm_operator(const executor& exec, const variant_major_view& g, std::vector<double> p,
                std::vector<double> scale)
       : exec_(exec), operand_(exec, g), p_(std::move(p)), scale_(std::move(scale)), n_(g.n_samples),
-        k_(g.n_variants) {}
+        k_(g.n_variants), w_(static_cast<size_t>(n_), 1.0), beta_(static_cast<size_t>(n_), 0.0) {}
 
-  /// Series part: G ≈ C⁻¹ Σ_t (b_i + b_j)^t ⊙ S with `terms` terms (1 = plain S / C).
-  void set_series(double C, std::vector<double> b, int terms) {
-    C_ = C, b_ = std::move(b), terms_ = terms;
-    if (b_.empty()) b_.assign(static_cast<size_t>(n_), 0.0);
+  /// Series part with `terms` terms; empty w/β = no per-sample factors (plain S / C).
+  void set_series(double C, std::vector<double> w, std::vector<double> beta, int terms) {
+    C_ = C, terms_ = terms;
+    if (!w.empty()) w_ = std::move(w), beta_ = std::move(beta);
   }
   /// Sparse part E, one row per sample (CSR, both triangles and the diagonal).
   void set_sparse(std::vector<int64_t> start, std::vector<int64_t> col, std::vector<double> val) {
@@ -76,40 +78,30 @@ class grm_operator {
     const int threads = exec_.threads();
     lam_.resize(static_cast<size_t>(n * L));
     prod_.resize(static_cast<size_t>(n * L));
-    // Λ̃ (row-major n × L): block r holds B^r V.
 #pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < n; ++i) {  // Λ̃ row-major n × L, block t = B^t W V
       double* row = lam_.data() + i * L;
-      for (int64_t c = 0; c < l; ++c) row[c] = V[c * n + i];
-      for (int64_t r = 1; r < T; ++r)
-        for (int64_t c = 0; c < l; ++c) row[r * l + c] = b_[i] * row[(r - 1) * l + c];
+      for (int64_t c = 0; c < l; ++c) row[c] = w_[i] * V[c * n + i];
+      for (int64_t t = 1; t < T; ++t)
+        for (int64_t c = 0; c < l; ++c) row[t * l + c] = beta_[i] * row[(t - 1) * l + c];
     }
     // S Λ̃ = Z (Zᵀ Λ̃) in column chunks, so the k × chunk intermediate stays bounded.
     const gemm_centring centring{p_, scale_};
     const int64_t chunk = std::min<int64_t>(L, 64);
-    w_.resize(static_cast<size_t>(k_ * chunk));
+    kbuf_.resize(static_cast<size_t>(k_ * chunk));
     for (int64_t c0 = 0; c0 < L; c0 += chunk) {
       const int64_t w = std::min(chunk, L - c0);
-      gemm_transposed(operand_, centring, w, lam_.data() + c0, L, 0.0, w_.data(), w);
-      gemm(operand_, centring, w, w_.data(), w, 0.0, prod_.data() + c0, L);
+      gemm_transposed(operand_, centring, w, lam_.data() + c0, L, 0.0, kbuf_.data(), w);
+      gemm(operand_, centring, w, kbuf_.data(), w, 0.0, prod_.data() + c0, L);
     }
-    // Recombine: Y_i = C⁻¹ Σ_s b_i^s h_s,  h_s = Σ_{r ≤ T-1-s} binom(s+r, s) (S B^r V)_i.
-    std::vector<double> binom(static_cast<size_t>(T * T), 0.0);  // binom[s*T + r] = C(s+r, s)
-    for (int64_t s = 0; s < T; ++s)
-      for (int64_t r = 0; s + r < T; ++r)
-        binom[s * T + r] = (s == 0 || r == 0) ? 1.0 : binom[(s - 1) * T + r] + binom[s * T + r - 1];
     const double inv_c = 1.0 / C_;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t i = 0; i < n; ++i) {
       const double* row = prod_.data() + i * L;
       for (int64_t c = 0; c < l; ++c) {
         double acc = 0;
-        for (int64_t s = T - 1; s >= 0; --s) {  // Horner in b_i
-          double h = 0;
-          for (int64_t r = T - 1 - s; r >= 0; --r) h += binom[s * T + r] * row[r * l + c];
-          acc = acc * b_[i] + h;
-        }
-        double y = acc * inv_c;
+        for (int64_t t = T - 1; t >= 0; --t) acc = acc * beta_[i] + row[t * l + c];  // Horner in β_i
+        double y = acc * w_[i] * inv_c;
         if (!start_.empty())
           for (int64_t e = start_[i]; e < start_[i + 1]; ++e) y += val_[e] * V[c * n + col_[e]];
         Y[c * n + i] = y;
@@ -123,11 +115,11 @@ class grm_operator {
   std::vector<double> p_, scale_;
   int64_t n_, k_;
   double C_ = 1;
-  std::vector<double> b_;
+  std::vector<double> w_, beta_;
   int terms_ = 1;
   std::vector<int64_t> start_, col_;
   std::vector<double> val_;
-  std::vector<double> lam_, prod_, w_;
+  std::vector<double> lam_, prod_, kbuf_;
 };
 
 // Lists missing calls variant by variant (code 01: low bit set, high bit clear).
@@ -196,23 +188,25 @@ void build_missing_terms(const executor& exec, const plink_fileset& data, const 
                       "randomized path takes (" + std::to_string(opt.max_missing_pairs) +
                       "); use --exact, or --missing impute, or filter missing calls (plink --geno/--mind)");
 
-  // Series for K⁰_ij = 1/(kc − m_i − m_j) = C⁻¹ / (1 − b_i − b_j), expansion point a = mid-range.
+  // Series for K⁰_ij = 1/(kc − m_i − m_j): b_i = (m_i − a)/C about the mid-range a, C = kc − 2a;
+  // Σ_t (β_i β_j)^t converges like r^t, r = max β², and stops below double rounding.
   const auto [mn, mx] = std::minmax_element(m.begin(), m.end());
   const double a = 0.5 * double(*mn + *mx), C = double(kc) - 2 * a;
-  const double rho = double(*mx - *mn) / C;  // ≥ max |b_i + b_j|
+  const double bmax = 0.5 * double(*mx - *mn) / C, r = std::pow(bmax / (1 - bmax), 2);
   int terms = 1;
-  if (rho > 0) {
-    if (rho >= 0.5)
+  if (r > 0) {
+    if (r > 0.25)
       throw input_error("pca: missing-call counts per sample range from " + std::to_string(*mn) + " to " +
                         std::to_string(*mx) + " of " + std::to_string(kc) +
                         " variants, too uneven for the randomized path's series; use --exact or --missing impute");
-    // Truncation after T terms: ≤ rho^T / (1 − rho), below double rounding.
-    terms = static_cast<int>(std::ceil(std::log(1e-16 * (1 - rho)) / std::log(rho)));
-    terms = std::max(terms, 1);
+    terms = std::max(1, static_cast<int>(std::ceil(std::log(0x1p-53 * (1 - r)) / std::log(r))));
   }
-  std::vector<double> b(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) b[i] = (double(m[i]) - a) / C;
-  op.set_series(C, std::move(b), terms);
+  std::vector<double> w(static_cast<size_t>(n)), beta(w.size());
+  for (int64_t i = 0; i < n; ++i) {
+    const double bi = (double(m[i]) - a) / C;
+    w[i] = 1 / (1 - bi), beta[i] = bi / (1 - bi);
+  }
+  op.set_series(C, std::move(w), std::move(beta), terms);
   res.series_terms = terms;
 
   // S_ij on the diagonal (samples with missing calls) and on the pairs, from sample-major rows:
@@ -331,17 +325,25 @@ pca_result randomized_pca(const executor& exec, const plink_fileset& data, const
       build_missing_terms(exec, data, g, ztab, opt, op, res);
     } else {
       for_each_missing(g, [&](int64_t, const std::vector<int64_t>& r) { res.missing_calls += int64_t(r.size()); });
-      op.set_series(double(k), {}, 1);
+      op.set_series(double(k), {}, {}, 1);
     }
   });
 
-  // Subspace iteration: Q ← orth(G Q), Rayleigh–Ritz on span Q after each product.
+  // Subspace iteration with Rayleigh–Ritz after every filter step. The step applies a degree-d
+  // Chebyshev polynomial of G that is small on [0, θ_l] (the Ritz value at the block's end, below
+  // the unwanted spectrum's top) and grows fast above it (Zhou & Saad 2007): per product, the
+  // wanted directions gain like t + sqrt(t² − 1), t = (2λ_i − θ_l)/θ_l, instead of λ_i/λ_{l+1}
+  // for plain power steps; it needs no more memory than the power step. The step's first product
+  // G Q is the one Rayleigh–Ritz uses, so the residuals cost no extra product.
   std::vector<double> Q(static_cast<size_t>(n * l)), Y(Q.size()), X(Q.size()), GX(Q.size());
   std::vector<double> B(static_cast<size_t>(l * l)), U(B.size()), theta(static_cast<size_t>(l));
   std::mt19937_64 rng(opt.seed);
   std::normal_distribution<double> normal;
   for (double& q : Q) q = normal(rng);
-  double first_residual = -1;
+  // Degree of the next filter: enough products to reach the tolerance at the rate the last step
+  // achieved (starting at 4), so the last step does not overshoot by much.
+  int degree = 4;
+  double first_residual = -1, last_residual = -1;
   timed(res.stage_seconds, "subspace iteration", [&] {
     op.apply(Q.data(), l, Y.data());
     orthonormalize(host, n, l, Y.data(), n);
@@ -352,8 +354,9 @@ pca_result randomized_pca(const executor& exec, const plink_fileset& data, const
       for (int64_t a = 0; a < l; ++a)
         for (int64_t c = 0; c < a; ++c) B[c * l + a] = B[a * l + c] = 0.5 * (B[c * l + a] + B[a * l + c]);
       symmetric_eigen(host, l, B.data(), l, l, theta.data(), U.data(), l);
-      dense_gemm(host, false, false, n, m, l, 1.0, Q.data(), n, U.data(), l, 0.0, X.data(), n);
-      dense_gemm(host, false, false, n, m, l, 1.0, Y.data(), n, U.data(), l, 0.0, GX.data(), n);
+      // Ritz vectors X = Q U and G X = Y U (all l of them: the filter continues from them).
+      dense_gemm(host, false, false, n, l, l, 1.0, Q.data(), n, U.data(), l, 0.0, X.data(), n);
+      dense_gemm(host, false, false, n, l, l, 1.0, Y.data(), n, U.data(), l, 0.0, GX.data(), n);
       double worst = 0;
       for (int64_t c = 0; c < m; ++c) {
         double r2 = 0;
@@ -363,17 +366,42 @@ pca_result randomized_pca(const executor& exec, const plink_fileset& data, const
         }
         worst = std::max(worst, std::sqrt(r2));
       }
-      const double scale_ref = std::fabs(theta[0]);
+      const double top = std::fabs(theta[0]);
       res.iterations = it;
-      res.max_residual = scale_ref > 0 ? worst / scale_ref : worst;
+      res.max_residual = top > 0 ? worst / top : worst;
       if (first_residual < 0) first_residual = std::max(res.max_residual, opt.tolerance);
-      if (worst <= opt.tolerance * scale_ref || it >= opt.max_iterations) {
-        res.converged = worst <= opt.tolerance * scale_ref;
+      if (worst <= opt.tolerance * top || it >= opt.max_iterations) {
+        res.converged = worst <= opt.tolerance * top;
         break;
       }
       report(progress, "subspace iteration",
              std::clamp(std::log(first_residual / res.max_residual) / std::log(first_residual / opt.tolerance),
                         0.0, 1.0));
+      if (last_residual > 0 && res.max_residual < last_residual) {
+        const double rate = std::pow(res.max_residual / last_residual, 1.0 / degree);
+        const double need = std::log(opt.tolerance / res.max_residual) / std::log(rate);
+        degree = std::clamp(static_cast<int>(std::ceil(need)), 2, 8);
+      }
+      last_residual = res.max_residual;
+      const double lo = std::min(0.0, theta[l - 1]), hi = theta[l - 1];
+      if (l == n || !(theta[0] > hi * (1 + 1e-9)) || hi <= lo) {
+        Y.swap(GX);  // no separation to exploit: plain power step
+      } else {
+        // Scaled three-term recurrence on [lo, hi]: X0 = X, X1 = (G − c)X σ/e, X_{j+1} = …
+        const double e = 0.5 * (hi - lo), c = 0.5 * (hi + lo), sigma1 = e / (theta[0] - c);
+        double sigma = sigma1;
+        for (size_t q = 0; q < Y.size(); ++q) Y[q] = (GX[q] - c * X[q]) * (sigma1 / e);
+        for (int d = 2; d <= degree; ++d) {
+          const double sigma2 = 1 / (2 / sigma1 - sigma);
+          op.apply(Y.data(), l, GX.data());
+          for (size_t q = 0; q < Y.size(); ++q) {
+            const double next = (GX[q] - c * Y[q]) * (2 * sigma2 / e) - sigma * sigma2 * X[q];
+            X[q] = Y[q];
+            Y[q] = next;
+          }
+          sigma = sigma2;
+        }
+      }
       orthonormalize(host, n, l, Y.data(), n);
       Q.swap(Y);
     }
