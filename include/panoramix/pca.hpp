@@ -19,18 +19,22 @@
 //
 //   G = S ⊙ K⁰ + S ⊙ (K − K⁰),   K_ij = 1/N_ij,   K⁰_ij = 1/(k − m_i − m_j),
 //
-// where S ⊙ K⁰ is expanded in the separable series 1/(C(1 − b_i − b_j)) = C⁻¹ Σ_t (b_i + b_j)^t
-// (b_i = (m_i − a)/C), summed to double precision: one product of Z with [V, BV, …, B^T V]
-// (B = diag b) per step, T + 1 = 1 without missing calls, a handful otherwise. K − K⁰ is zero except
-// on the diagonal and on pairs that share a missing call (m_ij > 0); those entries of S are computed
+// where S ⊙ K⁰ is expanded in a separable series: with b_i = (m_i − a)/C about the mid-range a of
+// the m_i, C = k − 2a, β_i = b_i/(1 − b_i) and w_i = 1/(1 − b_i), k − m_i − m_j = C(1 − b_i)(1 − b_j)
+// (1 − β_i β_j), so S ⊙ K⁰ = C⁻¹ W (Σ_t B^t S B^t) W (W, B diagonal), summed until (max β²)^t is
+// below double rounding: one product of Z with the blocks [WV, BWV, …, B^{T−1}WV] per step, T = 1
+// without missing calls (4 on hapmap3). K − K⁰ is zero except on the diagonal and on pairs that
+// share a missing call (m_ij > 0); those entries of S are computed
 // once, directly. Variants missing in every sample only lower k. The pair list is what limits this:
 // when more than `max_missing_pairs` pairs share a missing call (dense missingness), the exact
 // operator is refused (input_error naming the count) — use `exact`, or missing_mode::mean_impute,
 // which takes G = Z Zᵀ / k (missing calls at the mean, z = 0; the same matrix when nothing is
 // missing, off by O(missing rate) otherwise).
 //
-// Stopping: after each product the Ritz residuals r_i = G u_i − θ_i u_i come free (G U = Y Wᵀ from
-// the product already made); iteration stops when ‖r_i‖ ≤ tolerance · θ_1 for all i < m. Then
+// Steps: Chebyshev-filtered subspace iteration (each step a degree-d polynomial of G that damps
+// [0, θ_l], d chosen from the rate seen so far), orthonormalisation, Rayleigh–Ritz.
+// Stopping: after each step the Ritz residuals r_i = G u_i − θ_i u_i come free (G Q is the
+// filter's first product); iteration stops when ‖r_i‖ ≤ tolerance · θ_1 for all i < m. Then
 // |θ_i − λ_i| ≤ ‖r_i‖² / gap_i and sin∠(u_i, v_i) ≤ ‖r_i‖ / gap_i (gap_i: distance of θ_i to the
 // rest of the spectrum), so components with a clear eigengap come out to ~1e-12 relative in the
 // eigenvalue. Results are deterministic (fixed seed) for a given thread count and backend.
@@ -75,7 +79,7 @@ struct pca_result {
   int iterations = 0;           ///< subspace iterations (randomized)
   bool converged = true;
   double max_residual = 0;      ///< max_i ‖r_i‖ / θ_1 at the end (randomized)
-  int series_terms = 1;         ///< T + 1 (randomized, missing_mode::plink)
+  int series_terms = 1;         ///< T (randomized, missing_mode::plink)
   int64_t missing_pairs = 0;    ///< pairs of distinct samples that share a missing call
   int64_t missing_calls = 0;
   std::vector<std::pair<std::string, double>> stage_seconds;
