@@ -11,6 +11,8 @@
 #endif
 
 #include "panoramix/ops/dense_linalg.hpp"
+#include "panoramix/ops/shifted_solve.hpp"
+#include "panoramix/error.hpp"
 #include "test_support.hpp"
 
 namespace pmx {
@@ -77,6 +79,25 @@ TEST(CudaDenseLinalg, EigenTopAndAllMatchCpuWithDeviceOperands) {
     }
   }
 #endif
+}
+
+TEST(CudaShiftedSolve, ManyShiftsOfOneResidentMatrixMatchClosedForms) {
+  PMX_REQUIRE_GPU();
+  const executor gpu(backend::cuda, 2);
+  const int64_t n = 300, m = 3;
+  std::vector<double> lambda(n);
+  for (int64_t i = 0; i < n; ++i) lambda[i] = 3.0 * std::pow(0.97, i);
+  const auto A = test::matrix_with_spectrum(lambda, 4);
+  std::vector<double> B(n * m);
+  for (int64_t i = 0; i < n * m; ++i) B[i] = std::cos(0.11 * i) - 0.1;
+  const shifted_operand op(gpu, n, A.data(), n);
+  for (double h2 : {0.05, 0.5, 0.95}) {
+    auto X = B;
+    const double logdet = shifted_cholesky_solve(op, h2, 1 - h2, m, X.data(), n);
+    EXPECT_LT(test::shifted_solve_error(A, lambda, h2, 1 - h2, B, X, m, logdet), 1e-12) << "h2 " << h2;
+  }
+  auto X = B;
+  EXPECT_THROW(shifted_cholesky_solve(op, 1.0, -4.0, m, X.data(), n), numeric_error);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "panoramix/error.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
+#include "panoramix/ops/shifted_solve.hpp"
 #include "test_support.hpp"
 
 namespace pmx {
@@ -83,6 +84,23 @@ TEST(DenseLinalg, EigenpairsOfAKnownSpectrum) {
       }
     }
   }
+}
+
+TEST(ShiftedSolve, ManyShiftsOfOneMatrixMatchClosedForms) {
+  const int64_t n = 80, m = 2;
+  std::vector<double> lambda(n);
+  for (int64_t i = 0; i < n; ++i) lambda[i] = 3.0 * std::pow(0.93, i);  // GRM-like: decaying, >= 0
+  const auto A = matrix_with_spectrum(lambda, 21);
+  std::vector<double> B(n * m);
+  for (int64_t i = 0; i < n * m; ++i) B[i] = std::sin(0.37 * i) + 0.2;
+  const shifted_operand op(executor(backend::cpu, 2), n, A.data(), n);
+  for (double h2 : {0.05, 0.5, 0.95}) {
+    auto X = B;
+    const double logdet = shifted_cholesky_solve(op, h2, 1 - h2, m, X.data(), n);
+    EXPECT_LT(test::shifted_solve_error(A, lambda, h2, 1 - h2, B, X, m, logdet), 1e-12) << "h2 " << h2;
+  }
+  auto X = B;
+  EXPECT_THROW(shifted_cholesky_solve(op, 1.0, -4.0, m, X.data(), n), numeric_error);  // shifted below 0
 }
 
 }  // namespace

@@ -130,4 +130,22 @@ std::vector<double> matrix_with_spectrum(const std::vector<double>& lambda, uint
   return A;
 }
 
+double shifted_solve_error(const std::vector<double>& A, const std::vector<double>& lambda, double a, double b,
+                           const std::vector<double>& B, const std::vector<double>& X, int64_t m, double logdet) {
+  const int64_t n = static_cast<int64_t>(lambda.size());
+  double worst = 0;
+  for (int64_t c = 0; c < m; ++c) {
+    long double bnorm = 0;
+    for (int64_t i = 0; i < n; ++i) bnorm = std::max<long double>(bnorm, std::fabs(static_cast<long double>(B[c * n + i])));
+    for (int64_t i = 0; i < n; ++i) {
+      long double r = static_cast<long double>(b) * X[c * n + i] - B[c * n + i];
+      for (int64_t j = 0; j < n; ++j) r += static_cast<long double>(a) * A[i * n + j] * X[c * n + j];
+      worst = std::max(worst, static_cast<double>(std::fabs(r) / bnorm));
+    }
+  }
+  long double ref = 0;
+  for (double l : lambda) ref += std::log(static_cast<long double>(a) * l + b);
+  return std::max(worst, static_cast<double>(std::fabs(logdet - ref) / std::fabs(ref)));
+}
+
 }  // namespace pmx::test

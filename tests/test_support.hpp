@@ -64,4 +64,10 @@ std::string read_text(const std::string& path);
 /// A symmetric n × n matrix (row-major, exactly symmetric) with the given eigenvalues.
 std::vector<double> matrix_with_spectrum(const std::vector<double>& lambda, uint64_t seed);
 
+/// Checks a shifted solve against closed forms for A = Q diag(lambda) Qᵀ: the residual
+/// (a·A + b·I) X − B in long double, and log det = Σ log(a·λ_i + b). Returns the largest
+/// relative deviation of either.
+double shifted_solve_error(const std::vector<double>& A, const std::vector<double>& lambda, double a, double b,
+                           const std::vector<double>& B, const std::vector<double>& X, int64_t m, double logdet);
+
 }  // namespace pmx::test

@@ -1,50 +1,25 @@
 // Dense symmetric algebra on the GPU: cuSOLVER's 64-bit API (Xpotrf/Xpotrs, Xsyevd/Xsyevdx).
 // Host operands are copied in (and results out) around the call; device operands are used in
 // place. A cuSOLVER handle is made per call: these calls are O(n³), the handle's set-up is not.
-#include <cusolverDn.h>
-
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/cuda_context.hpp"
+#include "core/cusolver_support.hpp"
 #include "ops/dense_linalg/kernels.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx::kernels::cuda {
 namespace {
 
-void cusolver_check(cusolverStatus_t s, const char* expr, int line) {
-  if (s != CUSOLVER_STATUS_SUCCESS)
-    throw error(std::string("cuSOLVER call failed (status ") + std::to_string(static_cast<int>(s)) + ") at " +
-                __FILE__ + ":" + std::to_string(line) + ": " + expr);
-}
-#define PMX_CUSOLVER_CHECK(expr) cusolver_check((expr), #expr, __LINE__)
-
-bool on_device(const void* p) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
-}
-
 // The solver's resources for one call, released on every exit path.
-struct solver_call {
-  cusolverDnHandle_t handle = nullptr;
-  cusolverDnParams_t params = nullptr;
+struct solver_call : detail::cusolver_handle {
   std::vector<void*> device;
-  explicit solver_call(cudaStream_t stream) {
-    PMX_CUSOLVER_CHECK(cusolverDnCreate(&handle));
-    PMX_CUSOLVER_CHECK(cusolverDnSetStream(handle, stream));
-    PMX_CUSOLVER_CHECK(cusolverDnCreateParams(&params));
-  }
+  explicit solver_call(cudaStream_t stream) : cusolver_handle(stream) {}
   ~solver_call() {
     for (void* p : device) cudaFree(p);
-    if (params) cusolverDnDestroyParams(params);
-    if (handle) cusolverDnDestroy(handle);
   }
   void* alloc(size_t bytes) {
     void* p = nullptr;
@@ -54,18 +29,10 @@ struct solver_call {
   }
 };
 
-void check_fits(const executor& exec, detail::cuda_context& c, size_t bytes, const char* what) {
-  const int64_t budget = detail::device_budget(exec, c);
-  if (static_cast<int64_t>(bytes) > budget)
-    throw unsupported_error(std::string(what) + " needs " + std::to_string(bytes >> 20) +
-                            " MiB of device memory, the budget is " + std::to_string(budget >> 20) +
-                            " MiB (use --device cpu)");
-}
-
 // A column-major n_rows × n_cols operand on the device: the caller's memory or a copy of it.
 double* device_operand(solver_call& call, cudaStream_t stream, double* p, int64_t ld, int64_t n_rows,
                        int64_t n_cols, bool copy_in) {
-  if (on_device(p)) return p;
+  if (detail::is_device_pointer(p)) return p;
   auto* d = static_cast<double*>(call.alloc(sizeof(double) * static_cast<size_t>(ld * n_cols)));
   if (copy_in)
     PMX_CUDA_CHECK(cudaMemcpy2DAsync(d, sizeof(double) * ld, p, sizeof(double) * ld, sizeof(double) * n_rows,
@@ -87,8 +54,8 @@ double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, i
   detail::cuda_scope scope(exec);
   cudaStream_t s = scope.ctx.stream;
   solver_call call(s);
-  const bool a_host = !on_device(A), b_host = m > 0 && !on_device(B);
-  check_fits(exec, scope.ctx,
+  const bool a_host = !detail::is_device_pointer(A), b_host = m > 0 && !detail::is_device_pointer(B);
+  detail::check_device_fits(exec, scope.ctx,
              sizeof(double) * (a_host ? static_cast<size_t>(lda * n) : 0) +
                  sizeof(double) * (b_host ? static_cast<size_t>(ldb * m) : 0),
              "Cholesky solve");
@@ -98,7 +65,7 @@ double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, i
   size_t dev_bytes = 0, host_bytes = 0;
   PMX_CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(call.handle, call.params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
                                                  dA, lda, CUDA_R_64F, &dev_bytes, &host_bytes));
-  check_fits(exec, scope.ctx, dev_bytes, "Cholesky workspace");
+  detail::check_device_fits(exec, scope.ctx, dev_bytes, "Cholesky workspace");
   void* d_work = call.alloc(dev_bytes);
   std::vector<char> h_work(std::max<size_t>(host_bytes, 1));
   PMX_CUSOLVER_CHECK(cusolverDnXpotrf(call.handle, call.params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, dA, lda,
@@ -130,8 +97,8 @@ void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, in
   detail::cuda_scope scope(exec);
   cudaStream_t s = scope.ctx.stream;
   solver_call call(s);
-  const bool a_host = !on_device(A);
-  check_fits(exec, scope.ctx, a_host ? sizeof(double) * static_cast<size_t>(lda * n) : 0, "eigendecomposition");
+  const bool a_host = !detail::is_device_pointer(A);
+  detail::check_device_fits(exec, scope.ctx, a_host ? sizeof(double) * static_cast<size_t>(lda * n) : 0, "eigendecomposition");
   double* dA = device_operand(call, s, A, lda, n, n, true);
   auto* dW = static_cast<double*>(call.alloc(sizeof(double) * static_cast<size_t>(n)));
   int* d_info = static_cast<int*>(call.alloc(sizeof(int)));
@@ -150,7 +117,7 @@ void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, in
                                                     CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, dA, lda, &vl, &vu, il,
                                                     iu, &found, CUDA_R_64F, dW, CUDA_R_64F, &dev_bytes,
                                                     &host_bytes));
-  check_fits(exec, scope.ctx, dev_bytes, "eigendecomposition workspace");
+  detail::check_device_fits(exec, scope.ctx, dev_bytes, "eigendecomposition workspace");
   void* d_work = call.alloc(dev_bytes);
   std::vector<char> h_work(std::max<size_t>(host_bytes, 1));
   if (all)
@@ -171,7 +138,7 @@ void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, in
   // Ascending in dW[0..count) and the first `count` columns of dA; the op promises descending.
   std::vector<double> w(static_cast<size_t>(count));
   PMX_CUDA_CHECK(cudaMemcpyAsync(w.data(), dW, sizeof(double) * static_cast<size_t>(count), cudaMemcpyDeviceToHost, s));
-  const bool v_dev = vectors && on_device(vectors);
+  const bool v_dev = vectors && detail::is_device_pointer(vectors);
   if (vectors && !v_dev && count > 64) {
     // Many columns to a host array: one strided copy, then the column order is reversed in place.
     PMX_CUDA_CHECK(cudaMemcpy2DAsync(vectors, sizeof(double) * ldv, dA, sizeof(double) * lda, sizeof(double) * n,

@@ -1,0 +1,60 @@
+// cuSOLVER plumbing shared by the dense CUDA ops (included by .cu files only).
+#pragma once
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <string>
+
+#include "core/cuda_context.hpp"
+#include "panoramix/error.hpp"
+
+namespace pmx::detail {
+
+inline void cusolver_check(cusolverStatus_t s, const char* expr, const char* file, int line) {
+  if (s != CUSOLVER_STATUS_SUCCESS)
+    throw error(std::string("cuSOLVER call failed (status ") + std::to_string(static_cast<int>(s)) + ") at " + file +
+                ":" + std::to_string(line) + ": " + expr);
+}
+
+/// True for device or managed memory; host memory (pageable or pinned) gives false.
+inline bool is_device_pointer(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky error of an unregistered host pointer
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+/// Throws unsupported_error when `bytes` exceed the executor's device budget (a dense n×n operand
+/// is all or nothing: it is not tiled).
+inline void check_device_fits(const executor& exec, cuda_context& c, size_t bytes, const char* what) {
+  const int64_t budget = device_budget(exec, c);
+  if (static_cast<int64_t>(bytes) > budget)
+    throw unsupported_error(std::string(what) + " needs " + std::to_string(bytes >> 20) +
+                            " MiB of device memory, the budget is " + std::to_string(budget >> 20) +
+                            " MiB (use --device cpu)");
+}
+
+/// A cuSOLVER dense handle and 64-bit-API parameters bound to a stream.
+struct cusolver_handle {
+  cusolverDnHandle_t handle = nullptr;
+  cusolverDnParams_t params = nullptr;
+  explicit cusolver_handle(cudaStream_t stream);
+  ~cusolver_handle() {
+    if (params) cusolverDnDestroyParams(params);
+    if (handle) cusolverDnDestroy(handle);
+  }
+  cusolver_handle(const cusolver_handle&) = delete;
+  cusolver_handle& operator=(const cusolver_handle&) = delete;
+};
+
+}  // namespace pmx::detail
+
+#define PMX_CUSOLVER_CHECK(expr) ::pmx::detail::cusolver_check((expr), #expr, __FILE__, __LINE__)
+
+inline pmx::detail::cusolver_handle::cusolver_handle(cudaStream_t stream) {
+  PMX_CUSOLVER_CHECK(cusolverDnCreate(&handle));
+  PMX_CUSOLVER_CHECK(cusolverDnSetStream(handle, stream));
+  PMX_CUSOLVER_CHECK(cusolverDnCreateParams(&params));
+}
