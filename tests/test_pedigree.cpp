@@ -65,6 +65,12 @@ std::vector<double> dense_inverse(std::vector<double> A, int64_t n) {
 void expect_ainv_matches_dense(const pedigree& ped, double tol) {
   const int64_t n = ped.size();
   const auto A = relationship_matrix(ped);
+  for (auto method : {inbreeding_method::meuwissen_luo, inbreeding_method::colleau}) {
+    const auto Fm = inbreeding(ped, 0, method);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_NEAR(Fm[i], A[i * n + i] - 1.0, 1e-12)
+          << "animal " << ped.id(i) << ", method " << static_cast<int>(method);
+  }
   const auto F = inbreeding(ped);
   for (int64_t i = 0; i < n; ++i)
     ASSERT_NEAR(F[i], A[i * n + i] - 1.0, 1e-12) << "animal " << ped.id(i);
@@ -128,7 +134,10 @@ TEST(Pedigree, InbreedingMatchesPedigreemmOnHolsteinCows) {
   PMX_REQUIRE_DATA(ref_file, "pedigreemm_milk/pedCowsR_inbreeding_pedigreemm.csv");
   const pedigree ped = read_pedigree_file(ped_file);
   ASSERT_EQ(ped.size(), 6547);
-  const auto F = inbreeding(ped);
+  for (auto method : {inbreeding_method::automatic, inbreeding_method::meuwissen_luo,
+                      inbreeding_method::colleau}) {
+  SCOPED_TRACE(static_cast<int>(method));
+  const auto F = inbreeding(ped, 0, method);
   std::ifstream in(ref_file);
   std::string line;
   std::getline(in, line);  // "id","F"
@@ -146,8 +155,10 @@ TEST(Pedigree, InbreedingMatchesPedigreemmOnHolsteinCows) {
   EXPECT_EQ(compared, 6547);
   EXPECT_GT(inbred, 0);
   EXPECT_LE(worst, 1e-10);
-  std::printf("    max |F - pedigreemm| = %.2e over %lld cows (%lld inbred)\n", worst,
-              static_cast<long long>(compared), static_cast<long long>(inbred));
+  std::printf("    max |F - pedigreemm| = %.2e over %lld cows (%lld inbred), method %d\n", worst,
+              static_cast<long long>(compared), static_cast<long long>(inbred),
+              static_cast<int>(method));
+  }
 }
 
 // ---- Legarra, Aguilar & Misztal (2009): the published H ----------------------------------------
@@ -260,11 +271,17 @@ TEST(Pedigree, InbreedingDoesNotDependOnThreadsOrRecordOrder) {
   // Sorted input keeps its order (stable renumbering).
   for (int64_t i = 0; i < a.size(); ++i) ASSERT_EQ(a.id(i), sorted[i].id);
   expect_parents_first(b);
-  const auto Fa = inbreeding(a, 1), Fb = inbreeding(b, 4);
   const auto A = relationship_matrix(a);
-  for (int64_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(Fa[i], Fb[b.index(a.id(i))]) << a.id(i);
-    ASSERT_NEAR(Fa[i], A[i * a.size() + i] - 1.0, 1e-12) << a.id(i);
+  for (auto method : {inbreeding_method::automatic, inbreeding_method::meuwissen_luo,
+                      inbreeding_method::colleau}) {
+    SCOPED_TRACE(static_cast<int>(method));
+    const auto Fa = inbreeding(a, 1, method), Fa4 = inbreeding(a, 4, method),
+               Fb = inbreeding(b, 3, method);
+    EXPECT_EQ(Fa, Fa4);  // the thread count changes nothing
+    for (int64_t i = 0; i < a.size(); ++i) {
+      ASSERT_NEAR(Fa[i], Fb[b.index(a.id(i))], 1e-14) << a.id(i);
+      ASSERT_NEAR(Fa[i], A[i * a.size() + i] - 1.0, 1e-12) << a.id(i);
+    }
   }
 }
 

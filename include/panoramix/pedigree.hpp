@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace pmx {
@@ -36,10 +35,6 @@ class pedigree {
   static constexpr int64_t unknown = -1;
 
   pedigree() = default;
-  pedigree(const pedigree& other);
-  pedigree& operator=(const pedigree& other);
-  pedigree(pedigree&&) noexcept = default;
-  pedigree& operator=(pedigree&&) noexcept = default;
 
   /// Checks `records` (in any order) and renumbers parents-first. `source` names the input in
   /// error messages ("<source>:<line>: ..."). Throws input_error on: an empty animal ID; an animal
@@ -71,7 +66,11 @@ class pedigree {
  private:
   std::vector<std::string> ids_;
   std::vector<int64_t> sire_, dam_, line_;
-  std::unordered_map<std::string_view, int64_t> index_;  // views into ids_
+  struct id_slot {
+    uint64_t hash;
+    int64_t index;  // -1: empty
+  };
+  std::vector<id_slot> slots_;  // open addressing over ids_ (see pedigree.cpp)
   void build_index();
 };
 
@@ -92,12 +91,26 @@ pedigree read_pedigree_file(const std::string& path,
 /// True for the codes of an unknown parent: "", "0", "NA", ".", "*".
 bool is_unknown_parent(std::string_view field);
 
-/// Inbreeding coefficients F (n values, renumbered order) by Meuwissen & Luo (1992): for each
-/// animal the ancestors are traced once, from the youngest down, accumulating the row of L in
-/// A = L D Lᵀ; F_i = Σ_j L_ij² D_j − 1. Cost O(Σ_i a_i log a_i) for a_i ancestors of animal i,
-/// with animals of one sire×dam pair computed once. Animals of one depth in the pedigree (the
-/// longest path to a founder) are independent and run in parallel over `threads` (0 = all).
-std::vector<double> inbreeding(const pedigree& ped, int threads = 0);
+enum class inbreeding_method {
+  /// Colleau for the sires of at least 32 full-sib families, Meuwissen & Luo for the others.
+  automatic,
+  /// Meuwissen & Luo (1992): for each full-sib family the ancestors are traced once, from the
+  /// youngest down, accumulating the row of L in A = L D Lᵀ; F_i = Σ_j L_ij² D_j − 1.
+  /// O(a log a) per family with a ancestors: fast on shallow pedigrees, slow on deep ones.
+  meuwissen_luo,
+  /// Colleau (2002): per sire s, its row of A = T D Tᵀ by a linear scan up from s to its oldest
+  /// ancestor lo (Tᵀe_s) and one down from lo to its youngest mate hi (T D Tᵀe_s), giving a_sd,
+  /// hence F = a_sd/2, for all its mates d at once: O(s − lo + hi − lo) per sire, whatever the
+  /// depth: fast for sires of many progeny, slow for many sires of few.
+  colleau,
+};
+
+/// Inbreeding coefficients F (n values, renumbered order), exact (see inbreeding_method). The
+/// animals of one depth (longest path to a founder) are independent; their sires run in parallel
+/// over `threads` (0 = all), each thread holding two n-vectors of doubles. The result does not
+/// depend on `threads`.
+std::vector<double> inbreeding(const pedigree& ped, int threads = 0,
+                               inbreeding_method method = inbreeding_method::automatic);
 
 /// Within-family (Mendelian sampling) variances D_i / σ²_a from the parents' inbreeding:
 /// 1 − (F_s + F_d)/4 − 1/2 with both parents known, 3/4 − F_s/4 with one, 1 with none.

@@ -17,32 +17,70 @@ std::string where(const std::string& source, int64_t line) {
 
 std::string parent_text(const std::string& p) { return p.empty() ? "unknown" : "'" + p + "'"; }
 
+// Hash table of IDs by open addressing (linear probing, power-of-two size, at most half full):
+// node-based maps spend most of their time in cache misses at a million IDs. A slot holds the
+// ID's hash and its index; `key(i)` gives the ID of index i.
+template <class Slot>
+class id_table {
+ public:
+  explicit id_table(std::vector<Slot>& slots) : slots_(slots) {}
+
+  void reserve(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    if (cap > slots_.size()) rehash(cap);
+  }
+  /// The index stored for `id`, or `value` after storing it; second = inserted.
+  template <class Key>
+  std::pair<int64_t, bool> insert(std::string_view id, int64_t value, const Key& key) {
+    if (2 * (count_ + 1) > slots_.size()) rehash(std::max<size_t>(16, 2 * slots_.size()));
+    const uint64_t h = std::hash<std::string_view>{}(id);
+    for (size_t s = h & (slots_.size() - 1);; s = (s + 1) & (slots_.size() - 1)) {
+      if (slots_[s].index < 0) {
+        slots_[s] = {h, value};
+        ++count_;
+        return {value, true};
+      }
+      if (slots_[s].hash == h && key(slots_[s].index) == id) return {slots_[s].index, false};
+    }
+  }
+  template <class Key>
+  static int64_t find(const std::vector<Slot>& slots, std::string_view id, const Key& key) {
+    if (slots.empty()) return -1;
+    const uint64_t h = std::hash<std::string_view>{}(id);
+    for (size_t s = h & (slots.size() - 1);; s = (s + 1) & (slots.size() - 1)) {
+      if (slots[s].index < 0) return -1;
+      if (slots[s].hash == h && key(slots[s].index) == id) return slots[s].index;
+    }
+  }
+
+ private:
+  std::vector<Slot>& slots_;
+  size_t count_ = 0;
+  void rehash(size_t cap) {
+    std::vector<Slot> old(cap, Slot{0, -1});
+    old.swap(slots_);
+    for (const Slot& x : old)
+      if (x.index >= 0) {
+        size_t s = x.hash & (cap - 1);
+        while (slots_[s].index >= 0) s = (s + 1) & (cap - 1);
+        slots_[s] = x;
+      }
+  }
+};
+
 }  // namespace
 
-pedigree::pedigree(const pedigree& o) : ids_(o.ids_), sire_(o.sire_), dam_(o.dam_), line_(o.line_) {
-  build_index();
-}
-
-pedigree& pedigree::operator=(const pedigree& o) {
-  if (this != &o) {
-    ids_ = o.ids_;
-    sire_ = o.sire_;
-    dam_ = o.dam_;
-    line_ = o.line_;
-    build_index();
-  }
-  return *this;
-}
-
 void pedigree::build_index() {
-  index_.clear();
-  index_.reserve(ids_.size());
-  for (int64_t i = 0; i < size(); ++i) index_.emplace(std::string_view(ids_[i]), i);
+  slots_.clear();
+  id_table<id_slot> table(slots_);
+  table.reserve(ids_.size());
+  const auto key = [&](int64_t i) { return std::string_view(ids_[i]); };
+  for (int64_t i = 0; i < size(); ++i) table.insert(ids_[i], i, key);
 }
 
 int64_t pedigree::find(std::string_view id) const {
-  const auto it = index_.find(id);
-  return it == index_.end() ? unknown : it->second;
+  return id_table<id_slot>::find(slots_, id, [&](int64_t i) { return std::string_view(ids_[i]); });
 }
 
 int64_t pedigree::index(std::string_view id) const {
@@ -77,8 +115,14 @@ pedigree pedigree::from_records(const std::vector<pedigree_record>& records,
   // Nodes: unique records in input order, then parents not listed (added founders).
   std::vector<std::string_view> id;
   std::vector<int64_t> rec;  // record of each node, -1 for an added founder
-  std::unordered_map<std::string_view, int64_t> node;
-  node.reserve(records.size() * 2);
+  struct slot {
+    uint64_t hash;
+    int64_t index;
+  };
+  std::vector<slot> node_slots;
+  id_table<slot> node(node_slots);
+  node.reserve(records.size());
+  const auto key = [&](int64_t k) { return id[k]; };
   for (int64_t r = 0; r < static_cast<int64_t>(records.size()); ++r) {
     const auto& x = records[r];
     if (x.id.empty() || is_unknown_parent(x.id))
@@ -89,13 +133,13 @@ pedigree pedigree::from_records(const std::vector<pedigree_record>& records,
     if (!x.sire.empty() && x.sire == x.dam)
       throw input_error(where(source, x.line) + "'" + x.sire + "' is both sire and dam of '" + x.id +
                         "'");
-    const auto [it, fresh] = node.emplace(std::string_view(x.id), static_cast<int64_t>(id.size()));
+    const auto [k, fresh] = node.insert(x.id, static_cast<int64_t>(id.size()), key);
     if (fresh) {
       id.push_back(x.id);
       rec.push_back(r);
       continue;
     }
-    const auto& first = records[rec[it->second]];
+    const auto& first = records[rec[k]];
     if (first.sire != x.sire || first.dam != x.dam)
       throw input_error(where(source, x.line) + "animal '" + x.id + "' listed again with other parents (sire " +
                         parent_text(x.sire) + ", dam " + parent_text(x.dam) + "; line " +
@@ -113,7 +157,7 @@ pedigree pedigree::from_records(const std::vector<pedigree_record>& records,
   std::vector<signed char> role;   // 0 none, 1 sire, 2 dam
   auto resolve = [&](const std::string& p, int which, const pedigree_record& x) -> int64_t {
     if (p.empty()) return unknown;
-    auto [it, fresh] = node.emplace(std::string_view(p), static_cast<int64_t>(id.size()));
+    const auto [k, fresh] = node.insert(p, static_cast<int64_t>(id.size()), key);
     if (fresh) {
       id.push_back(p);
       rec.push_back(-1);
@@ -121,7 +165,6 @@ pedigree pedigree::from_records(const std::vector<pedigree_record>& records,
         nt.lines.push_back(where(source, x.line) + "parent '" + p +
                            "' is not listed as an animal: added as a founder");
     }
-    const int64_t k = it->second;
     if (static_cast<int64_t>(role.size()) <= k) {
       role.resize(k + 1, 0);
       role_line.resize(k + 1, 0);
