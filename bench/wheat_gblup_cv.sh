@@ -23,7 +23,7 @@ tr -d '"' < "$data/wheat_Y_4env_folds.csv" | awk -F, 'NR > 1 { print $1, $1, $2,
 
 printf "%-6s %-10s %-8s %s\n" env mean_r sd_r "per-fold r (folds 1..10)"
 for env in 1 2 3 4; do
-  name=$(tr -d '"' < "$data/wheat_Y_4env_folds.csv" | head -1 | cut -d, -f$((env + 1)))
+  name=$(head -1 "$data/wheat_Y_4env_folds.csv" | tr -d '"' | cut -d, -f$((env + 1)))
   rs=()
   for fold in 1 2 3 4 5 6 7 8 9 10; do
     awk -v c=$((env + 2)) -v f=$fold 'BEGIN { print "FID IID y" } { print $1, $2, ($7 == f ? "NA" : $c) }' \
