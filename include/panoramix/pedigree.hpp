@@ -92,7 +92,8 @@ pedigree read_pedigree_file(const std::string& path,
 bool is_unknown_parent(std::string_view field);
 
 enum class inbreeding_method {
-  /// Colleau for the sires of at least 32 full-sib families, Meuwissen & Luo for the others.
+  /// Per sire, the one a cost bound says is cheaper: Colleau when 4 × families × min(2^(depth+1),
+  /// n) exceeds the sire's index plus its youngest mate's (the scans' bound), else Meuwissen & Luo.
   automatic,
   /// Meuwissen & Luo (1992): for each full-sib family the ancestors are traced once, from the
   /// youngest down, accumulating the row of L in A = L D Lᵀ; F_i = Σ_j L_ij² D_j − 1.

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "panoramix/pedigree.hpp"
 
@@ -107,14 +108,19 @@ std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_meth
           ++families;
           hi = std::max(hi, dam[progeny[k]]);
         }
-        // Colleau (2002) for sires of many families: z = T D Tᵀe_s gives a_sd = z_d for every
-        // mate d at once. Tᵀe_s by one pass up from s (each ancestor passes half its coefficient
-        // to each parent), then z by one pass down over [lo, hi], lo the oldest ancestor: both
-        // linear scans, about (s − lo) + (hi − lo) per sire. Sires of few families, whose scans
-        // would cost more than tracing each family's ancestors, go to Meuwissen & Luo, at each
-        // family's own depth.
-        const bool colleau = method == inbreeding_method::colleau ||
-                             (method == inbreeding_method::automatic && families >= 32);
+        // Colleau (2002): z = T D Tᵀe_s gives a_sd = z_d for every mate d at once. Tᵀe_s by one
+        // pass up from s (each ancestor passes half its coefficient to each parent), then z by
+        // one pass down over [lo, hi], lo the oldest ancestor: both linear scans, about
+        // (s − lo) + (hi − lo) per sire. Sires whose scans would cost more than tracing each
+        // family's ancestors go to Meuwissen & Luo, at each family's own depth.
+        // Cost model of the automatic choice: Colleau at most s + hi (lo ≥ 0; the scans depend
+        // on the numbering, not on depth), Meuwissen & Luo about 4 (heap) × ancestors per family,
+        // ancestors at most 2^(depth+1) (the sire's side and the dam's, each at most a binary tree).
+        const double ancestors_bound = std::ldexp(1.0, std::min<int32_t>(depth[s] + 1, 60));
+        const bool colleau =
+            method == inbreeding_method::colleau ||
+            (method == inbreeding_method::automatic &&
+             4.0 * families * std::min<double>(ancestors_bound, n) > double(s) + double(hi));
         if (!colleau) {
           for (int64_t k = gb; k < ge; ++k) traced[progeny[k]] = 1;
           continue;
