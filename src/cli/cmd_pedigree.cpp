@@ -63,7 +63,7 @@ void add_pedigree_command(CLI::App& app, int argc, char** argv, int& status) {
       "  Parents not listed as animals are added as founders (logged).\n"
       "Outputs (animals renumbered parents-first, 1-based, stable):\n"
       "  PREFIX.ids        index, id, sire id, dam id (0 = unknown), in renumbered order\n"
-      "  PREFIX.inbreeding index, id, F (Meuwissen & Luo 1992)\n"
+      "  PREFIX.inbreeding index, id, F (exact: Meuwissen & Luo 1992 / Colleau 2002 per sire)\n"
       "  PREFIX.ainv       with --ainv: A-inverse (Henderson's rules with inbreeding) as triplets\n"
       "                    'row col value', lower triangle (row >= col), renumbered indices\n"
       "Example: panoramix pedigree --ped herd.csv --out herd --ainv");
