@@ -91,7 +91,7 @@ TEST(CudaShiftedSolve, ManyShiftsOfOneResidentMatrixMatchClosedForms) {
   std::vector<double> B(n * m);
   for (int64_t i = 0; i < n * m; ++i) B[i] = std::cos(0.11 * i) - 0.1;
   const shifted_operand op(gpu, n, A.data(), n);
-  for (double h2 : {0.05, 0.5, 0.95}) {
+  for (double h2 : {0.05, 0.5, 0.5, 0.95, 0.05}) {  // repeats reuse the kept factor
     auto X = B;
     const double logdet = shifted_cholesky_solve(op, h2, 1 - h2, m, X.data(), n);
     EXPECT_LT(test::shifted_solve_error(A, lambda, h2, 1 - h2, B, X, m, logdet), 1e-12) << "h2 " << h2;

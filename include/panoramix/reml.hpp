@@ -65,7 +65,8 @@ class h2_evaluator {
 /// rotates A once; each evaluation is then O(n q²).
 std::unique_ptr<h2_evaluator> make_eigen_evaluator(const executor& exec, int64_t n, const double* G,
                                                    int64_t q, const double* A);
-/// Keeps copies of G and A; each evaluation forms H and calls cholesky_solve on `exec` (one
+/// Keeps a copy of A and G through a shifted_operand (cpu: G itself, which must outlive the
+/// evaluator; cuda: G uploaded once); each evaluation factors H with the shifted_solve op (one
 /// factorisation with q right-hand sides for h2_detail::value, two for information, and one with
 /// n + q right-hand sides, i.e. H⁻¹ explicitly, for derivatives).
 std::unique_ptr<h2_evaluator> make_cholesky_evaluator(const executor& exec, int64_t n,

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "panoramix/error.hpp"
+#include "panoramix/matrix_buffer.hpp"
 
 namespace pmx {
 
@@ -29,12 +30,16 @@ gblup_result fit_gblup(const executor& exec, const gblup_data& d, const gblup_op
     for (int64_t c = 1; c < p; ++c) A[c * nf + i] = d.covariates[c - 1][i];
     A[p * nf + i] = d.y[i] - ybar;
   }
-  std::vector<double> Gff(nf * nf);
-  for (int64_t a = 0; a < nf; ++a)
+  // G_ff: G itself when every sample is fitted (no n² copy: 20 GB at n = 50,000).
+  const bool all_fitted = nf == n;
+  matrix_buffer<double> Gff(all_fitted ? 0 : static_cast<size_t>(nf * nf));
+#pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
+  for (int64_t a = 0; a < (all_fitted ? 0 : nf); ++a)
     for (int64_t b = 0; b < nf; ++b) Gff[a * nf + b] = d.G[d.fitted[a] * n + d.fitted[b]];
+  const double* G_fit = all_fitted ? d.G : Gff.data();
   const auto ev = opt.evaluator == h2_evaluator_kind::eigen
-                      ? make_eigen_evaluator(exec, nf, Gff.data(), q, A.data())
-                      : make_cholesky_evaluator(exec, nf, Gff.data(), q, A.data());
+                      ? make_eigen_evaluator(exec, nf, G_fit, q, A.data())
+                      : make_cholesky_evaluator(exec, nf, G_fit, q, A.data());
   gblup_result res;
   res.evaluator = ev->name();
   res.vc = opt.h2 ? fit_known_h2(*ev, *opt.h2) : fit_reml(*ev, opt.reml);
@@ -53,6 +58,7 @@ gblup_result fit_gblup(const executor& exec, const gblup_data& d, const gblup_op
   res.beta[0] += ybar;
   ev->solve(h2, 1, a.data(), nf);
   res.gebv.assign(n, 0.0);
+#pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
   for (int64_t i = 0; i < n; ++i) {
     const double* gi = d.G + i * n;  // row i = column i (symmetric)
     long double s = 0;
@@ -71,6 +77,7 @@ gblup_result fit_gblup(const executor& exec, const gblup_data& d, const gblup_op
   for (int64_t c0 = 0; c0 < n; c0 += block) {
     const int64_t m = std::min(block, n - c0);
     B.assign(nf * m, 0.0);
+#pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
     for (int64_t c = 0; c < m; ++c)
       for (int64_t k = 0; k < nf; ++k) B[c * nf + k] = d.G[(c0 + c) * n + d.fitted[k]];
     std::vector<double> Gcols(B);
@@ -78,6 +85,7 @@ gblup_result fit_gblup(const executor& exec, const gblup_data& d, const gblup_op
     // U = Xᵀ (H⁻¹ G_{f,cols}) (p × m)
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, p, m, nf, 1.0, A.data(), nf, B.data(), nf,
                 0.0, U.data(), p);
+#pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
     for (int64_t c = 0; c < m; ++c) {
       long double t1 = 0;
       for (int64_t k = 0; k < nf; ++k)

@@ -1,13 +1,14 @@
-// Cholesky evaluator of the REML likelihood: each evaluation forms H = h²G + (1−h²)I and factors
-// it through cholesky_solve (LAPACK / cuSOLVER). No eigendecomposition: the path for samples
-// counts where an n³ eigensolver is too slow but a few dozen factorisations are not.
+// Cholesky evaluator of the REML likelihood: each evaluation factors H = h²G + (1−h²)I through the
+// shifted_solve op (LAPACK on a copy / cuSOLVER on a device-resident G). No eigendecomposition:
+// the path for sample counts where an n³ eigensolver is too slow but a few dozen factorisations
+// are not.
 #include <cblas.h>
 
 #include <cmath>
 #include <string>
 
 #include "panoramix/error.hpp"
-#include "panoramix/ops/dense_linalg.hpp"
+#include "panoramix/ops/shifted_solve.hpp"
 #include "panoramix/reml.hpp"
 
 namespace pmx {
@@ -25,7 +26,7 @@ std::vector<double> gram(int64_t n, int64_t q, const double* X, const double* Y)
 class cholesky_evaluator final : public h2_evaluator {
  public:
   cholesky_evaluator(const executor& exec, int64_t n, const double* G, int64_t q, const double* A)
-      : exec_(exec), n_(n), q_(q), G_(G, G + n * n), A_(A, A + n * q) {}
+      : n_(n), q_(q), G_(exec, n, G, n), A_(A, A + n * q) {}
 
   int64_t n() const override { return n_; }
   int64_t q() const override { return q_; }
@@ -70,30 +71,21 @@ class cholesky_evaluator final : public h2_evaluator {
   }
 
   void solve(double h2, int64_t m, double* B, int64_t ldb) const override {
-    std::vector<double> H = form(h2);
     try {
-      cholesky_solve(exec_, n_, H.data(), n_, m, B, ldb);
+      shifted_cholesky_solve(G_, h2, 1.0 - h2, m, B, ldb);
     } catch (const numeric_error& err) {
       throw not_pd(h2, err);
     }
   }
 
  private:
-  executor exec_;
   int64_t n_, q_;
-  std::vector<double> G_, A_;
-
-  std::vector<double> form(double h2) const {
-    std::vector<double> H(n_ * n_);
-    for (int64_t i = 0; i < n_ * n_; ++i) H[i] = h2 * G_[i];
-    for (int64_t i = 0; i < n_; ++i) H[i * n_ + i] += 1.0 - h2;
-    return H;
-  }
+  shifted_operand G_;  // G itself (cpu) or its device-resident copy (cuda)
+  std::vector<double> A_;
 
   double factor_solve(double h2, int64_t m, double* B) const {
-    std::vector<double> H = form(h2);
     try {
-      return cholesky_solve(exec_, n_, H.data(), n_, m, B, n_);
+      return shifted_cholesky_solve(G_, h2, 1.0 - h2, m, B, n_);
     } catch (const numeric_error& err) {
       throw not_pd(h2, err);
     }

@@ -1,5 +1,6 @@
 // Shifted solves on the GPU: A resident once, each solve forms H = a·A + b·I on the device,
-// factorises it with cuSOLVER (Xpotrf, 64-bit API) and solves the right-hand sides (Xpotrs).
+// factorises it with cuSOLVER (Xpotrf, 64-bit API) and solves the right-hand sides (Xpotrs). The
+// factor of the last shift is kept: solves at the same shift only run Xpotrs.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -16,6 +17,9 @@ struct shifted_operand::device_copy {
   size_t work_bytes = 0;
   std::vector<char> host_work;
   int* info = nullptr;
+  // The shift whose factor H holds (PEV solves many right-hand sides at one h²: no refactoring).
+  bool factored = false;
+  double a = 0, b = 0, logdet = 0;
   ~device_copy() {
     cudaFree(A);
     cudaFree(H);
@@ -68,20 +72,31 @@ double shifted_cholesky_solve(const shifted_operand& op, double a, double b, int
   cudaStream_t s = scope.ctx.stream;
   auto* d = op.device();
   const int64_t n = op.n();
-  const dim3 grid(static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, 64)), static_cast<unsigned>(std::min<int64_t>(n, 65535)));
-  form_shifted<<<grid, 256, 0, s>>>(d->A, d->H, n, a, b);
-  PMX_CUDA_CHECK_LAUNCH();
   detail::cusolver_handle solver(s);
-  PMX_CUSOLVER_CHECK(cusolverDnXpotrf(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, d->H, n,
-                                      CUDA_R_64F, d->work, d->work_bytes, d->host_work.data(), d->host_work.size(),
-                                      d->info));
-  int info = 0;
-  PMX_CUDA_CHECK(cudaMemcpyAsync(&info, d->info, sizeof(int), cudaMemcpyDeviceToHost, s));
-  PMX_CUDA_CHECK(cudaStreamSynchronize(s));
-  if (info > 0)
-    throw numeric_error("Cholesky factorisation of the shifted matrix: not positive definite (leading minor of order " +
-                        std::to_string(info) + " of " + std::to_string(n) + ")");
-  if (info < 0) throw logic_error("cusolverDnXpotrf: argument " + std::to_string(-info) + " invalid");
+  if (!(d->factored && d->a == a && d->b == b)) {
+    d->factored = false;
+    const dim3 grid(static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, 64)),
+                    static_cast<unsigned>(std::min<int64_t>(n, 65535)));
+    form_shifted<<<grid, 256, 0, s>>>(d->A, d->H, n, a, b);
+    PMX_CUDA_CHECK_LAUNCH();
+    PMX_CUSOLVER_CHECK(cusolverDnXpotrf(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, d->H, n,
+                                        CUDA_R_64F, d->work, d->work_bytes, d->host_work.data(),
+                                        d->host_work.size(), d->info));
+    int info = 0;
+    PMX_CUDA_CHECK(cudaMemcpyAsync(&info, d->info, sizeof(int), cudaMemcpyDeviceToHost, s));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+    if (info > 0)
+      throw numeric_error("Cholesky factorisation of the shifted matrix: not positive definite (leading minor of order " +
+                          std::to_string(info) + " of " + std::to_string(n) + ")");
+    if (info < 0) throw logic_error("cusolverDnXpotrf: argument " + std::to_string(-info) + " invalid");
+    std::vector<double> diag(static_cast<size_t>(n));
+    PMX_CUDA_CHECK(cudaMemcpy2DAsync(diag.data(), sizeof(double), d->H, sizeof(double) * (n + 1), sizeof(double),
+                                     static_cast<size_t>(n), cudaMemcpyDeviceToHost, s));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+    double logdet = 0.0;
+    for (double v : diag) logdet += std::log(v);
+    d->a = a, d->b = b, d->logdet = 2.0 * logdet, d->factored = true;
+  }
   if (m > 0) {
     double* dB = nullptr;
     PMX_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&dB), sizeof(double) * static_cast<size_t>(n * m), s));
@@ -93,13 +108,8 @@ double shifted_cholesky_solve(const shifted_operand& op, double a, double b, int
                                      static_cast<size_t>(m), cudaMemcpyDefault, s));
     PMX_CUDA_CHECK(cudaFreeAsync(dB, s));
   }
-  std::vector<double> diag(static_cast<size_t>(n));
-  PMX_CUDA_CHECK(cudaMemcpy2DAsync(diag.data(), sizeof(double), d->H, sizeof(double) * (n + 1), sizeof(double),
-                                   static_cast<size_t>(n), cudaMemcpyDeviceToHost, s));
   PMX_CUDA_CHECK(cudaStreamSynchronize(s));
-  double logdet = 0.0;
-  for (double v : diag) logdet += std::log(v);
-  return 2.0 * logdet;
+  return d->logdet;
 }
 
 }  // namespace pmx::kernels::cuda
