@@ -26,10 +26,10 @@ run() {  # label, then the command; prints wall time and the log's stage times
 }
 run "pca (10 PCs, randomized)" "$P" pca --bfile "$D/sim" --pcs 10 --device cuda --out "$D/pca"
 grep -E '^Time' "$D/pca.log" | sed 's/^/   /'
-run "gblup --h2 0.5" "$P" gblup --bfile "$D/sim" --pheno "$D/pheno.txt" --pheno-name y --h2 0.5 --method "$method" \
+run "gblup --h2 0.5" "$P" gblup --bfile "$D/sim" --pheno "$D/pheno.txt" --pheno-name y --h2 0.5 --no-pev --method "$method" \
   --device cuda --out "$D/gblup"
 grep -E '^Time' "$D/gblup.log" | sed 's/^/   /'
-run "gblup --reml" "$P" gblup --bfile "$D/sim" --pheno "$D/pheno.txt" --pheno-name y --reml --method "$method" \
+run "gblup --reml" "$P" gblup --bfile "$D/sim" --pheno "$D/pheno.txt" --pheno-name y --reml --no-pev --method "$method" \
   --device cuda --out "$D/reml"
 grep -E '^Time|h2|sigma' "$D/reml.log" | sed 's/^/   /'
 cat "$D/reml.vc" 2>/dev/null | sed 's/^/   vc: /'
