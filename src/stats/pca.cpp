@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -123,12 +124,34 @@ class grm_operator {
 };
 
 // Lists missing calls variant by variant (code 01: low bit set, high bit clear).
+// A first parallel pass finds the rows with any missing call (8 bytes at a time), so data
+// without missing calls cost one streaming read, not a serial byte loop (19 s on 9 GB).
 template <class F>
 void for_each_missing(const variant_major_view& g, F&& f) {
-  const int64_t n = g.n_samples;
+  const int64_t n = g.n_samples, full = n / 4;  // bytes whose four calls are all samples
+  std::vector<char> any(static_cast<size_t>(g.n_variants), 0);
+#pragma omp parallel for schedule(static)
+  for (int64_t j = 0; j < g.n_variants; ++j) {
+    const uint8_t* r = g.row(j);
+    uint64_t acc = 0;
+    int64_t byte = 0;
+    for (; byte + 8 <= full; byte += 8) {
+      uint64_t w;
+      std::memcpy(&w, r + byte, 8);
+      acc |= w & ~(w >> 1) & 0x5555555555555555ull;
+    }
+    for (; byte < full; ++byte) acc |= r[byte] & ~(r[byte] >> 1) & 0x55;
+    bool found = acc != 0;
+    for (int64_t i = full * 4; i < n && !found; ++i) found = ((r[i >> 2] >> (2 * (i & 3))) & 3) == 1;
+    any[j] = found;
+  }
   std::vector<int64_t> row;
   for (int64_t j = 0; j < g.n_variants; ++j) {
     row.clear();
+    if (!any[j]) {
+      f(j, row);
+      continue;
+    }
     const uint8_t* r = g.row(j);
     for (int64_t byte = 0; byte < (n + 3) / 4; ++byte) {
       uint8_t miss = r[byte] & ~(r[byte] >> 1) & 0x55;
