@@ -5,14 +5,19 @@
 // Λ / Λ̃ / Y / W on the device; both products through cuda_detail::genotype_gemm (the op's entry,
 // table build + kernels + reduction + stream sync included), one warm-up, median of --reps (host
 // wall clock). Printed per product: time, genotype bytes / time against the read bandwidth
-// measured in the same run, FP64 op rate (2·n·k·l useful flops; the tensor cores also do the
-// padding to 16 columns) against cuBLAS DGEMM's rate measured in the same run, max error
-// relative to Σ|terms| and to |ref| on sampled rows against a long-double host computation, one
-// timing with host Λ/Y (transfers included), cuBLAS DGEMM on the inflated Z (double, n × k) where
-// it fits in device memory, and the cpu backend on the same genotypes (n ≤ --cpu-max-n).
+// measured in the same run, FP64 op rate (2·n·k·l useful flops; the hardware also does the
+// padding of its instruction shapes) against cuBLAS DGEMM's rate measured in the same run, max
+// error relative to Σ|terms| and to |ref| on sampled rows against a long-double host computation,
+// one timing with host Λ/Y (transfers included), cuBLAS DGEMM on the inflated Z (double): whole
+// where it fits in device memory, else (n ≤ --dgemm-tiled-max-n) in chunks of variants that fit,
+// inflated one after the other and only the DGEMMs timed (sum over chunks of each chunk's median),
+// and the cpu backend on the same genotypes (n ≤ --cpu-max-n; --cpu-reps timed runs, median,
+// after one warm-up unless --cpu-reps is 1). --sweep also times the kernel variants that the
+// environment selects (PMX_GEMM_ZTL=mt4, PMX_GEMM_MMA=m8) against the default's results.
 //
 // Usage: bench_cuda_gemm [--sizes 102000,751000,3101000] [--k 50241] [--l 10] [--reps 5]
-//                        [--cpu-max-n 102000] [--cpu-threads 0]
+//                        [--cpu-max-n 102000] [--cpu-reps 2] [--cpu-threads 0]
+//                        [--dgemm-tiled-max-n 751000] [--sweep 0|1]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -22,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -37,7 +43,8 @@ using namespace pmx::kernels::cuda_detail;
 
 // bench_cuda_gemm_cpu.cpp (C++20).
 double bench_cpu_gemm_seconds(bool transposed, const uint8_t* data, int64_t n, int64_t k, int64_t pitch,
-                              const double* p, int64_t l, const double* in, double* out, int threads, int reps);
+                              const double* p, int64_t l, const double* in, double* out, int threads, int reps,
+                              bool warm_up);
 
 namespace {
 
@@ -81,6 +88,18 @@ __global__ void inflate(const uint8_t* geno, int64_t pitch, int64_t k, int64_t i
   }
 }
 
+// Zc[i * kc + (j − j0)] = table[4j + code(i, j)] for all samples i and variants j0 <= j < j0 + kc:
+// a chunk of variants of the inflated matrix.
+__global__ void inflate_cols(const uint8_t* geno, int64_t pitch, int64_t n, int64_t j0, int64_t kc,
+                             const double* table, double* Zc) {
+  const int64_t total = n * kc;
+  for (int64_t t = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; t < total; t += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t i = t / kc, j = j0 + (t - i * kc);
+    const unsigned code = (geno[j * pitch + (i >> 2)] >> (2 * (i & 3))) & 3u;
+    Zc[t] = table[4 * j + code];
+  }
+}
+
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -114,8 +133,9 @@ long double zval(unsigned code, double p) {
 
 int main(int argc, char** argv) {
   std::vector<int64_t> sizes = {102000, 751000, 3101000};
-  int64_t k = 50241, l = 10, cpu_max_n = 102000;
-  int reps = 5, cpu_threads = 0;
+  int64_t k = 50241, l = 10, cpu_max_n = 102000, tiled_max_n = 751000;
+  int reps = 5, cpu_threads = 0, cpu_reps = 2;
+  bool sweep = false;
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string o = argv[a];
     if (o == "--sizes") sizes = parse_list(argv[a + 1]);
@@ -124,6 +144,9 @@ int main(int argc, char** argv) {
     else if (o == "--reps") reps = std::atoi(argv[a + 1]);
     else if (o == "--cpu-max-n") cpu_max_n = std::atoll(argv[a + 1]);
     else if (o == "--cpu-threads") cpu_threads = std::atoi(argv[a + 1]);
+    else if (o == "--cpu-reps") cpu_reps = std::max(1, std::atoi(argv[a + 1]));
+    else if (o == "--dgemm-tiled-max-n") tiled_max_n = std::atoll(argv[a + 1]);
+    else if (o == "--sweep") sweep = std::atoi(argv[a + 1]) != 0;
   }
   try {
     cudaDeviceProp prop{};
@@ -203,6 +226,31 @@ int main(int argc, char** argv) {
       auto zl = [&] { genotype_gemm(cuda, &r, view, false, p.data(), nullptr, l, L, l, 0.0, Y, l); };
       auto ztl = [&] { genotype_gemm(cuda, &r, view, true, p.data(), nullptr, l, Lt, l, 0.0, W, l); };
       const double t_zl = median_s(reps, zl), t_ztl = median_s(reps, ztl);
+
+      // Kernel variants (environment switches of cuda.cu), each against the default's results.
+      if (sweep) {
+        std::vector<double> dY(n * l), dW(k * l), vY(n * l), vW(k * l);
+        PMX_CUDA_CHECK(cudaMemcpy(dY.data(), Y, n * l * 8, cudaMemcpyDeviceToHost));
+        PMX_CUDA_CHECK(cudaMemcpy(dW.data(), W, k * l * 8, cudaMemcpyDeviceToHost));
+        struct variant {
+          const char *name, *var, *value;
+        };
+        const variant vs[] = {{"PMX_GEMM_ZTL=mt4 (64 variants/warp)", "PMX_GEMM_ZTL", "mt4"},
+                              {"PMX_GEMM_MMA=m8 (sm_80 kernels)", "PMX_GEMM_MMA", "m8"}};
+        for (const variant& v : vs) {
+          setenv(v.var, v.value, 1);
+          const double a = median_s(reps, zl), b = median_s(reps, ztl);
+          PMX_CUDA_CHECK(cudaMemcpy(vY.data(), Y, n * l * 8, cudaMemcpyDeviceToHost));
+          PMX_CUDA_CHECK(cudaMemcpy(vW.data(), W, k * l * 8, cudaMemcpyDeviceToHost));
+          double dy = 0, dw = 0, sy = 0, sw = 0;
+          for (int64_t e = 0; e < n * l; ++e) dy = std::max(dy, std::fabs(vY[e] - dY[e])), sy = std::max(sy, std::fabs(dY[e]));
+          for (int64_t e = 0; e < k * l; ++e) dw = std::max(dw, std::fabs(vW[e] - dW[e])), sw = std::max(sw, std::fabs(dW[e]));
+          std::printf("  sweep n=%lld %-36s Z*L %8.3f ms  Zt*L~ %8.3f ms  max|diff|/max|default| %.1e / %.1e\n",
+                      (long long)n, v.name, a * 1e3, b * 1e3, dy / sy, dw / sw);
+          unsetenv(v.var);
+        }
+        std::fflush(stdout);
+      }
 
       // Host-pointer timing (Λ, Y in pageable host memory; transfers included).
       std::vector<double> hL(k * l), hY(n * l), hLt(n * l), hW(k * l);
@@ -286,19 +334,80 @@ int main(int argc, char** argv) {
           PMX_CUDA_CHECK(cudaFree(dp));
           PMX_CUDA_CHECK(cudaFree(Y2));
           PMX_CUDA_CHECK(cudaFree(W2));
+        } else if (n <= tiled_max_n) {
+          // Chunks of kc variants: Zc (n × kc doubles, row-major) inflated, then Yᵀ += Λcᵀ Zcᵀ and
+          // W[j0 .. j0 + kc) = Zcᵀ Λ̃ timed; the sum of the chunks' medians is the product's time.
+          const int64_t room = static_cast<int64_t>(free_b) - (int64_t{4} << 30);
+          const int64_t kc = room > 0 ? std::min<int64_t>(k, room / (n * 8)) : 0;
+          if (kc >= 1) {
+            double *Zc = nullptr, *table = nullptr, *dp = nullptr, *Y2 = nullptr, *W2 = nullptr;
+            PMX_CUDA_CHECK(cudaMalloc(&Zc, size_t(n) * size_t(kc) * 8));
+            PMX_CUDA_CHECK(cudaMalloc(&table, k * 32));
+            PMX_CUDA_CHECK(cudaMalloc(&dp, k * 8));
+            PMX_CUDA_CHECK(cudaMalloc(&Y2, n * l * 8));
+            PMX_CUDA_CHECK(cudaMalloc(&W2, k * l * 8));
+            PMX_CUDA_CHECK(cudaMemcpy(dp, p.data(), k * 8, cudaMemcpyHostToDevice));
+            gemm_dev::build_tables<<<256, 256, 0, st>>>(dp, nullptr, k, table);
+            const double one = 1, zero = 0;
+            int chunks = 0;
+            for (int64_t j0 = 0; j0 < k; j0 += kc, ++chunks) {
+              const int64_t kk = std::min(kc, k - j0);
+              inflate_cols<<<8192, 256, 0, st>>>(r.data, pitch, n, j0, kk, table, Zc);
+              PMX_CUDA_CHECK_LAUNCH();
+              PMX_CUDA_CHECK(cudaStreamSynchronize(st));
+              // Timed into Y (overwritten by our product below), then accumulated once into Y2.
+              t_dg[0] += median_s(reps, [&] {
+                PMX_CUBLAS_CHECK(cublasDgemm(ctx.blas, CUBLAS_OP_N, CUBLAS_OP_N, int(l), int(n), int(kk), &one,
+                                             L + j0 * l, int(l), Zc, int(kk), &zero, Y, int(l)));
+                PMX_CUDA_CHECK(cudaStreamSynchronize(st));
+              });
+              PMX_CUBLAS_CHECK(cublasDgemm(ctx.blas, CUBLAS_OP_N, CUBLAS_OP_N, int(l), int(n), int(kk), &one,
+                                           L + j0 * l, int(l), Zc, int(kk), j0 == 0 ? &zero : &one, Y2, int(l)));
+              t_dg[1] += median_s(reps, [&] {
+                PMX_CUBLAS_CHECK(cublasDgemm(ctx.blas, CUBLAS_OP_N, CUBLAS_OP_T, int(l), int(kk), int(n), &one, Lt,
+                                             int(l), Zc, int(kk), &zero, W2 + j0 * l, int(l)));
+                PMX_CUDA_CHECK(cudaStreamSynchronize(st));
+              });
+            }
+            // The tiled products must equal ours to rounding (a check of the baseline itself).
+            std::vector<double> cY(n * l), cW(k * l), oY(n * l), oW(k * l);
+            zl();
+            ztl();
+            PMX_CUDA_CHECK(cudaMemcpy(cY.data(), Y2, n * l * 8, cudaMemcpyDeviceToHost));
+            PMX_CUDA_CHECK(cudaMemcpy(cW.data(), W2, k * l * 8, cudaMemcpyDeviceToHost));
+            PMX_CUDA_CHECK(cudaMemcpy(oY.data(), Y, n * l * 8, cudaMemcpyDeviceToHost));
+            PMX_CUDA_CHECK(cudaMemcpy(oW.data(), W, k * l * 8, cudaMemcpyDeviceToHost));
+            double dy = 0, sy = 0, dw = 0, sw = 0;
+            for (int64_t e = 0; e < n * l; ++e) dy = std::max(dy, std::fabs(cY[e] - oY[e])), sy = std::max(sy, std::fabs(oY[e]));
+            for (int64_t e = 0; e < k * l; ++e) dw = std::max(dw, std::fabs(cW[e] - oW[e])), sw = std::max(sw, std::fabs(oW[e]));
+            std::printf("  tiled cuBLAS DGEMM n=%lld: %d chunks of <= %lld variants (%.1f GB inflated each); "
+                        "Z*L %.2f ms, Zt*L~ %.2f ms (DGEMMs only); max|diff|/max|ours| %.1e / %.1e\n",
+                        (long long)n, chunks, (long long)kc, double(n) * double(kc) * 8 / 1e9, t_dg[0] * 1e3,
+                        t_dg[1] * 1e3, dy / sy, dw / sw);
+            PMX_CUDA_CHECK(cudaFree(Zc));
+            PMX_CUDA_CHECK(cudaFree(table));
+            PMX_CUDA_CHECK(cudaFree(dp));
+            PMX_CUDA_CHECK(cudaFree(Y2));
+            PMX_CUDA_CHECK(cudaFree(W2));
+          }
         }
       }
 
       // cpu backend on the same genotypes (host copy, all threads).
       double t_cpu[2] = {0, 0};
+      double cpu_diff[2] = {0, 0};
       if (n <= cpu_max_n) {
-        std::vector<uint8_t> host(static_cast<size_t>(gbytes));
-        PMX_CUDA_CHECK(cudaMemcpy(host.data(), r.data, gbytes, cudaMemcpyDeviceToHost));
+        std::unique_ptr<uint8_t[]> host(new uint8_t[static_cast<size_t>(gbytes)]);  // not zero-filled
+        PMX_CUDA_CHECK(cudaMemcpy(host.get(), r.data, gbytes, cudaMemcpyDeviceToHost));
         std::vector<double> cY(n * l), cW(k * l);
-        t_cpu[0] = bench_cpu_gemm_seconds(false, host.data(), n, k, pitch, p.data(), l, hL.data(), cY.data(),
-                                          cpu_threads, 2);
-        t_cpu[1] = bench_cpu_gemm_seconds(true, host.data(), n, k, pitch, p.data(), l, hLt.data(), cW.data(),
-                                          cpu_threads, 2);
+        t_cpu[0] = bench_cpu_gemm_seconds(false, host.get(), n, k, pitch, p.data(), l, hL.data(), cY.data(),
+                                          cpu_threads, cpu_reps, cpu_reps > 1);
+        t_cpu[1] = bench_cpu_gemm_seconds(true, host.get(), n, k, pitch, p.data(), l, hLt.data(), cW.data(),
+                                          cpu_threads, cpu_reps, cpu_reps > 1);
+        double sy = 0, sw = 0;
+        for (int64_t e = 0; e < n * l; ++e) cpu_diff[0] = std::max(cpu_diff[0], std::fabs(cY[e] - gY[e])), sy = std::max(sy, std::fabs(gY[e]));
+        for (int64_t e = 0; e < k * l; ++e) cpu_diff[1] = std::max(cpu_diff[1], std::fabs(cW[e] - gW[e])), sw = std::max(sw, std::fabs(gW[e]));
+        cpu_diff[0] /= sy, cpu_diff[1] /= sw;
       }
 
       const double t[2] = {t_zl, t_ztl}, th[2] = {th_zl, th_ztl};
@@ -313,7 +422,9 @@ int main(int argc, char** argv) {
         if (t_cpu[w] > 0) std::printf("| %9.1f %7.1fx\n", t_cpu[w] * 1e3, t_cpu[w] / t[w]);
         else std::printf("| %9s %8s\n", "-", "-");
       }
-      std::printf("%31s host-pointer results identical to device-pointer results: %s\n", "", host_ok ? "yes" : "NO");
+      std::printf("%31s host-pointer results identical to device-pointer results: %s", "", host_ok ? "yes" : "NO");
+      if (t_cpu[0] > 0) std::printf("; cpu vs cuda max|diff|/max|cuda| %.1e / %.1e", cpu_diff[0], cpu_diff[1]);
+      std::printf("\n");
       std::fflush(stdout);
       PMX_CUDA_CHECK(cudaFree(L));
       PMX_CUDA_CHECK(cudaFree(Lt));

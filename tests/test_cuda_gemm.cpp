@@ -3,8 +3,9 @@
 // monomorphic variant, 0–60 % missing calls), l = 1, 3, 10, 32, 64 (and 17, 67), observed and
 // arbitrary p (outside [0, 1] too), with and without scales, β = 0 with NaN in the output and
 // β ≠ 0, leading dimensions larger than l, host and device pointers, a reused gemm_operand, a
-// device budget so small that the genotypes are streamed in chunks, and both MMA paths (sm_90
-// m16n8k16 and the sm_80 m8n8k4 kernels, forced with PMX_GEMM_MMA=m8).
+// device budget so small that the genotypes are streamed in chunks, and every kernel family:
+// sm_90 m16n8k16 (Zᵀ·Λ̃ with 128 variants per warp, and with 64: PMX_GEMM_ZTL=mt4) and the
+// sm_80 m8n8k4 kernels (forced with PMX_GEMM_MMA=m8).
 //
 // Tolerance (genotype_gemm.hpp, cuda): componentwise |got − ref| ≤ 1e-12 · (Σ |Z_ij Λ_jc| + |β Y0|).
 // Every test skips, saying why, when no GPU is visible (or the build has no CUDA backend).
@@ -170,14 +171,20 @@ void check(const data& d, const executor& cuda, bool beta_nonzero, memory mem, c
   expect_close(Wc, Wr, bounds(d, true, beta, W0, ld_w), d.k, d.l, ld_w, "Zt*L " + what);
 }
 
-// Runs `body` once per MMA path this GPU has (the sm_80 kernels run on sm_90 too).
+// Runs `body` once per kernel family this GPU has (the sm_80 kernels run on sm_90 too): the
+// default, the m8n8k4 kernels, and the other sm_90 Zᵀ·Λ̃ kernel.
 template <class Body>
 void for_each_path(Body body) {
-  for (const char* path : {"", "m8"}) {
-    if (*path) setenv("PMX_GEMM_MMA", path, 1);
-    else unsetenv("PMX_GEMM_MMA");
-    body(std::string(*path ? path : "default"));
-    unsetenv("PMX_GEMM_MMA");
+  struct path {
+    const char *name, *var, *value;
+  };
+  const path paths[] = {{"default", nullptr, nullptr},
+                        {"m8", "PMX_GEMM_MMA", "m8"},
+                        {"ztl_mt4", "PMX_GEMM_ZTL", "mt4"}};
+  for (const path& p : paths) {
+    if (p.var) setenv(p.var, p.value, 1);
+    body(std::string(p.name));
+    if (p.var) unsetenv(p.var);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -192,7 +199,7 @@ TEST(CudaGemm, MatchesReferenceOnOddShapes) {
   };
   const shape shapes[] = {{1, 1, 1},      {3, 5, 3},       {33, 65, 10},    {127, 129, 32},  {129, 7, 64},
                           {1025, 63, 10}, {2049, 517, 3},  {130, 1100, 17}, {513, 1537, 10}, {4097, 301, 1},
-                          {70, 2000, 67}, {3001, 1001, 10}};
+                          {70, 2000, 67}, {3001, 1001, 10}, {777, 1100, 9}, {1100, 1300, 26}, {9000, 77, 10}};
   for_each_path([&](const std::string& path) {
     uint64_t seed = 11;
     for (const auto& s : shapes) {

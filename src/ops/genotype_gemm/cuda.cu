@@ -132,8 +132,8 @@ struct call {
 // Splits of the reduction. The kernels run one 256-thread block per SM (register bound), so the
 // grid is sized in whole waves: among the split counts that keep a split's work reasonable
 // (>= `min_len` reduction items) and its partials within part_bytes, the one whose last wave is
-// fullest (ties to fewer splits). E.g. Zᵀ·Λ̃ with 50,241 variants: 99 blocks x 4 splits = 3 waves
-// of 132 instead of 4.5.
+// fullest (ties to fewer splits). E.g. Zᵀ·Λ̃ (m8) with 50,241 variants: 99 blocks x 4 splits =
+// 3 waves of 132 instead of 4.5.
 int64_t choose_splits(int64_t bx, int sms, int64_t len, int64_t min_len, int64_t max_splits) {
   int64_t best = 1;
   double best_score = -1;
@@ -152,20 +152,62 @@ int64_t zl_split_rows(const call& k, int64_t rows) {
   const int64_t splits = choose_splits(bx, k.sms, rows, 512, max_splits);
   return std::max<int64_t>(dev::zl_chunk, ceil_div(ceil_div(rows, splits), dev::zl_chunk) * dev::zl_chunk);
 }
-int64_t ztl_split_samples(const call& k, int64_t rows) {
-  const int64_t bx = ceil_div(rows, dev::ztl_variants);
+// Zᵀ·Λ̃ kernel geometry: variants per block and samples per step.
+struct ztl_shape {
+  int64_t variants, step;
+};
+int64_t ztl_split_samples(const call& k, int64_t rows, ztl_shape sh) {
+  const int64_t bx = ceil_div(rows, sh.variants);
   const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (rows * dev::cols * 8));
   const int64_t splits = choose_splits(bx, k.sms, k.n, 4096, max_splits);
-  return std::max<int64_t>(dev::ztl_step, ceil_div(ceil_div(k.n, splits), dev::ztl_step) * dev::ztl_step);
+  return std::max<int64_t>(sh.step, ceil_div(ceil_div(k.n, splits), sh.step) * sh.step);
 }
 
-template <int NT, bool M16>
-void launch_zl(const dev::zl_args& a, dim3 grid, cudaStream_t s) {
-  dev::zl_kernel<NT, M16><<<grid, dev::threads, 0, s>>>(a);
+// Zᵀ·Λ̃ kernel on sm_90 (PMX_GEMM_ZTL): default ztl_m16w_kernel (128 variants per warp, words
+// read from shared memory per k-step); "mt4": ztl_m16_kernel with 64 variants per warp (64-bit
+// words held in registers for a step).
+bool ztl_mt4() {
+  const char* e = std::getenv("PMX_GEMM_ZTL");
+  return e && std::string(e) == "mt4";
 }
-template <int NT, bool M16>
-void launch_ztl(const dev::ztl_args& a, dim3 grid, cudaStream_t s) {
-  dev::ztl_kernel<NT, M16><<<grid, dev::threads, 0, s>>>(a);
+ztl_shape ztl_shape_for(const call& k) {
+  if (!k.m16) return {dev::ztl_variants, dev::ztl_step};
+  if (ztl_mt4()) return {dev::ztl_m16_geometry<4, uint64_t>::VB, dev::ztl_m16_geometry<4, uint64_t>::STEP};
+  return {dev::ztlw_variants, dev::ztlw_step};
+}
+
+template <int NT>
+void launch_zl_m8(const dev::zl_args& a, dim3 grid, cudaStream_t s) {
+  dev::zl_m8_kernel<NT><<<grid, dev::threads, 0, s>>>(a);
+}
+template <int NT>
+void launch_ztl_m8(const dev::ztl_args& a, dim3 grid, cudaStream_t s) {
+  dev::ztl_m8_kernel<NT><<<grid, dev::threads, 0, s>>>(a);
+}
+// The sm_90 kernels take more than 48 KB of dynamic shared memory: the limit is raised once per
+// kernel and process.
+template <class Kernel>
+void allow_smem(Kernel kernel, int bytes) {
+  PMX_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+}
+template <int NT>
+void launch_zl_m16(const dev::zl_args& a, dim3 grid, cudaStream_t s) {
+  static const bool once = (allow_smem(dev::zl_m16_kernel<NT>, dev::zl_m16_smem), true);
+  (void)once;
+  dev::zl_m16_kernel<NT><<<grid, dev::threads, dev::zl_m16_smem, s>>>(a);
+}
+template <int NT>
+void launch_ztl_m16(const dev::ztl_args& a, dim3 grid, cudaStream_t s) {
+  if (ztl_mt4()) {
+    using geo = dev::ztl_m16_geometry<4, uint64_t>;
+    static const bool once = (allow_smem(dev::ztl_m16_kernel<NT, 4, uint64_t>, geo::smem), true);
+    (void)once;
+    dev::ztl_m16_kernel<NT, 4, uint64_t><<<grid, dev::threads, geo::smem, s>>>(a);
+  } else {
+    static const bool once = (allow_smem(dev::ztl_m16w_kernel<NT>, dev::ztlw_smem), true);
+    (void)once;
+    dev::ztl_m16w_kernel<NT><<<grid, dev::threads, dev::ztlw_smem, s>>>(a);
+  }
 }
 
 void reduce(cudaStream_t s, int sms, const double* part, int64_t splits, int64_t rows, int lc, double beta, double* out,
@@ -189,17 +231,18 @@ void chunk_product(cuda_context& c, const call& k, const uint8_t* geno, int64_t 
                      k.in + j0 * k.ld_in + c0, k.ld_in, lc, k.part};
       const int64_t splits = ceil_div(rows, a.split_rows);
       const dim3 grid(static_cast<unsigned>(ceil_div(k.n, dev::zl_samples)), static_cast<unsigned>(splits));
-      if (k.m16) two ? launch_zl<2, true>(a, grid, c.stream) : launch_zl<1, true>(a, grid, c.stream);
-      else two ? launch_zl<2, false>(a, grid, c.stream) : launch_zl<1, false>(a, grid, c.stream);
+      if (k.m16) two ? launch_zl_m16<2>(a, grid, c.stream) : launch_zl_m16<1>(a, grid, c.stream);
+      else two ? launch_zl_m8<2>(a, grid, c.stream) : launch_zl_m8<1>(a, grid, c.stream);
       PMX_CUDA_CHECK_LAUNCH();
       reduce(c.stream, k.sms, k.part, splits, k.n, lc, first_chunk ? k.beta : 1.0, k.out + c0, k.ld_out);
     } else {
-      dev::ztl_args a{geno, pitch, k.n, rows, ztl_split_samples(k, rows), k.table + j0 * 4, k.in + c0, k.ld_in, lc,
-                      k.part};
+      const ztl_shape sh = ztl_shape_for(k);
+      dev::ztl_args a{geno, pitch, k.n, rows, ztl_split_samples(k, rows, sh), k.table + j0 * 4, k.in + c0, k.ld_in,
+                      lc, k.part};
       const int64_t splits = ceil_div(k.n, a.split_samples);
-      const dim3 grid(static_cast<unsigned>(ceil_div(rows, dev::ztl_variants)), static_cast<unsigned>(splits));
-      if (k.m16) two ? launch_ztl<2, true>(a, grid, c.stream) : launch_ztl<1, true>(a, grid, c.stream);
-      else two ? launch_ztl<2, false>(a, grid, c.stream) : launch_ztl<1, false>(a, grid, c.stream);
+      const dim3 grid(static_cast<unsigned>(ceil_div(rows, sh.variants)), static_cast<unsigned>(splits));
+      if (k.m16) two ? launch_ztl_m16<2>(a, grid, c.stream) : launch_ztl_m16<1>(a, grid, c.stream);
+      else two ? launch_ztl_m8<2>(a, grid, c.stream) : launch_ztl_m8<1>(a, grid, c.stream);
       PMX_CUDA_CHECK_LAUNCH();
       reduce(c.stream, k.sms, k.part, splits, rows, lc, k.beta, k.out + j0 * k.ld_out + c0, k.ld_out);
     }
