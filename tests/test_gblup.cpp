@@ -19,30 +19,8 @@
 namespace pmx {
 namespace {
 
-// Gaussian elimination with partial pivoting in long double: M X = B (M k×k, B k×m, row-major).
-void ld_solve(std::vector<long double> M, std::vector<long double>& B, int64_t k, int64_t m) {
-  for (int64_t c = 0; c < k; ++c) {
-    int64_t piv = c;
-    for (int64_t r = c + 1; r < k; ++r)
-      if (std::fabs(M[r * k + c]) > std::fabs(M[piv * k + c])) piv = r;
-    if (piv != c) {
-      for (int64_t j = 0; j < k; ++j) std::swap(M[c * k + j], M[piv * k + j]);
-      for (int64_t j = 0; j < m; ++j) std::swap(B[c * m + j], B[piv * m + j]);
-    }
-    for (int64_t r = c + 1; r < k; ++r) {
-      const long double f = M[r * k + c] / M[c * k + c];
-      if (f == 0) continue;
-      for (int64_t j = c; j < k; ++j) M[r * k + j] -= f * M[c * k + j];
-      for (int64_t j = 0; j < m; ++j) B[r * m + j] -= f * B[c * m + j];
-    }
-  }
-  for (int64_t j = 0; j < m; ++j)
-    for (int64_t r = k - 1; r >= 0; --r) {
-      long double s = B[r * m + j];
-      for (int64_t c = r + 1; c < k; ++c) s -= M[r * k + c] * B[c * m + j];
-      B[r * m + j] = s / M[r * k + r];
-    }
-}
+using test::ld_solve;
+
 
 // max_i |a_i − b_i| ≤ tol · max_i |b_i|: relative in the vector's max norm.
 void expect_close(const std::vector<double>& a, const std::vector<double>& b, double tol,

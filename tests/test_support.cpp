@@ -148,4 +148,33 @@ double shifted_solve_error(const std::vector<double>& A, const std::vector<doubl
   return std::max(worst, static_cast<double>(std::fabs(logdet - ref) / std::fabs(ref)));
 }
 
+// Gaussian elimination with partial pivoting in long double: solves M X = B (M k×k, B k×m,
+// row-major), returns log|det M|.
+long double ld_solve(std::vector<long double> M, std::vector<long double>& B, int64_t k, int64_t m) {
+  long double logdet = 0;
+  for (int64_t c = 0; c < k; ++c) {
+    int64_t piv = c;
+    for (int64_t r = c + 1; r < k; ++r)
+      if (std::fabs(M[r * k + c]) > std::fabs(M[piv * k + c])) piv = r;
+    if (piv != c) {
+      for (int64_t j = 0; j < k; ++j) std::swap(M[c * k + j], M[piv * k + j]);
+      for (int64_t j = 0; j < m; ++j) std::swap(B[c * m + j], B[piv * m + j]);
+    }
+    logdet += std::log(std::fabs(M[c * k + c]));
+    for (int64_t r = c + 1; r < k; ++r) {
+      const long double f = M[r * k + c] / M[c * k + c];
+      if (f == 0) continue;
+      for (int64_t j = c; j < k; ++j) M[r * k + j] -= f * M[c * k + j];
+      for (int64_t j = 0; j < m; ++j) B[r * m + j] -= f * B[c * m + j];
+    }
+  }
+  for (int64_t j = 0; j < m; ++j)
+    for (int64_t r = k - 1; r >= 0; --r) {
+      long double s = B[r * m + j];
+      for (int64_t c = r + 1; c < k; ++c) s -= M[r * k + c] * B[c * m + j];
+      B[r * m + j] = s / M[r * k + r];
+    }
+  return logdet;
+}
+
 }  // namespace pmx::test

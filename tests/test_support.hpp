@@ -70,4 +70,8 @@ std::vector<double> matrix_with_spectrum(const std::vector<double>& lambda, uint
 double shifted_solve_error(const std::vector<double>& A, const std::vector<double>& lambda, double a, double b,
                            const std::vector<double>& B, const std::vector<double>& X, int64_t m, double logdet);
 
+/// Gaussian elimination with partial pivoting in long double (the dense oracle of the solver
+/// tests): solves M X = B (M k×k, B k×m, row-major; B overwritten by X), returns log|det M|.
+long double ld_solve(std::vector<long double> M, std::vector<long double>& B, int64_t k, int64_t m);
+
 }  // namespace pmx::test

@@ -52,10 +52,7 @@ void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
   } else {
     auto data = open_input(o, log);
     const auto chroms = chromosomes(o);
-    const int64_t before = data->n_variants();
-    data->filter_variants([&](const variant_record& v) { return chroms.diploid(v.chrom); });
-    if (data->n_variants() != before)
-      log.message(std::to_string(before - data->n_variants()) + " variants on X/Y/MT dropped");
+    drop_non_autosomal(*data, chroms, log);
     if (data->n_variants() == 0) throw input_error(o.bfile + ": no autosomal variants left");
     grm_options go;
     go.method = c.method == "vanraden" ? grm_method::vanraden : grm_method::standardized;

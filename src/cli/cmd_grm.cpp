@@ -30,10 +30,7 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
     status = run_command(opt->out, argc, argv, [&](run_log& log) {
       auto data = open_input(*opt, log);
       const auto chroms = chromosomes(*opt);
-      const int64_t before = data->n_variants();
-      data->filter_variants([&](const variant_record& v) { return chroms.diploid(v.chrom); });
-      if (data->n_variants() != before)
-        log.message(std::to_string(before - data->n_variants()) + " variants on X/Y/MT dropped");
+      drop_non_autosomal(*data, chroms, log);
       const executor exec = make_executor(*opt, log);
       grm_options g;
       g.method = *method == "vanraden" ? grm_method::vanraden : grm_method::standardized;

@@ -46,10 +46,7 @@ void add_pca_command(CLI::App& app, int argc, char** argv, int& status) {
       if (pca->oversample < 0) throw input_error("--oversample must not be negative");
       auto data = open_input(*opt, log);
       const auto chroms = chromosomes(*opt);
-      const int64_t before = data->n_variants();
-      data->filter_variants([&](const variant_record& v) { return chroms.diploid(v.chrom); });
-      if (data->n_variants() != before)
-        log.message(std::to_string(before - data->n_variants()) + " variants on X/Y/MT dropped");
+      drop_non_autosomal(*data, chroms, log);
       const executor exec = make_executor(*opt, log);
       pca_options o = *pca;
       o.missing = *missing == "impute" ? pca_missing_mode::mean_impute : pca_missing_mode::plink;

@@ -31,6 +31,13 @@ chromosome_set chromosomes(const common_options& o) {
   return chromosome_set::human();
 }
 
+void drop_non_autosomal(plink_fileset& data, const chromosome_set& chroms, run_log& log) {
+  const int64_t before = data.n_variants();
+  data.filter_variants([&](const variant_record& v) { return chroms.diploid(v.chrom); });
+  if (data.n_variants() != before)
+    log.message(std::to_string(before - data.n_variants()) + " variants on X/Y/MT dropped");
+}
+
 std::unique_ptr<plink_fileset> open_input(const common_options& o, run_log& log) {
   log.begin("read .bim/.fam, map .bed");
   auto data = std::make_unique<plink_fileset>(o.bfile);

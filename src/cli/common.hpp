@@ -25,6 +25,8 @@ void add_common_options(CLI::App* cmd, common_options& o, bool input);
 /// Opens --bfile with --keep/--extract applied.
 std::unique_ptr<plink_fileset> open_input(const common_options& o, run_log& log);
 chromosome_set chromosomes(const common_options& o);
+/// Drops variants on X, Y and MT (as PLINK's GRM and PCA do) and logs how many went.
+void drop_non_autosomal(plink_fileset& data, const chromosome_set& chroms, run_log& log);
 executor make_executor(const common_options& o, run_log& log);
 
 /// Runs a command body with PREFIX.log, error reporting and exit status: 0 on success, 1 when

@@ -19,6 +19,17 @@ inline void cuda_check(cudaError_t e, const char* expr, const char* file, int li
 }
 void cublas_check(cublasStatus_t s, const char* expr, const char* file, int line);
 
+/// True for device or managed memory; host memory (pageable or pinned) gives false. Ops that take
+/// host or device pointers decide per pointer with this.
+inline bool is_device_pointer(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky error of an unregistered host pointer
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
 }  // namespace pmx::detail
 
 /// Every CUDA runtime / cuBLAS call goes through these: a failure throws pmx::error naming the

@@ -16,16 +16,6 @@ inline void cusolver_check(cusolverStatus_t s, const char* expr, const char* fil
                 ":" + std::to_string(line) + ": " + expr);
 }
 
-/// True for device or managed memory; host memory (pageable or pinned) gives false.
-inline bool is_device_pointer(const void* p) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky error of an unregistered host pointer
-    return false;
-  }
-  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
-}
-
 /// Throws unsupported_error when `bytes` exceed the executor's device budget (a dense n×n operand
 /// is all or nothing: it is not tiled).
 inline void check_device_fits(const executor& exec, cuda_context& c, size_t bytes, const char* what) {

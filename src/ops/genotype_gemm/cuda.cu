@@ -38,15 +38,6 @@ enum slot_id { slot_table, slot_centring, slot_in, slot_out, slot_part, slot_rin
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-bool is_device_pointer(const void* p) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
-}
-
 bool explicit_budget(const executor& exec) {
   const char* env = std::getenv("PMX_CUDA_MEMORY_MB");
   return exec.device_memory_budget() > 0 || (env && *env);
@@ -303,7 +294,7 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
   const int64_t n = g.n_samples, k = g.n_variants;
   const int64_t out_rows = transposed ? k : n, in_rows = transposed ? n : k;
   if (l == 0 || out_rows == 0) return;
-  const bool out_dev = is_device_pointer(out);
+  const bool out_dev = detail::is_device_pointer(out);
   if (in_rows == 0) {  // Z has no columns (rows): the product is 0
     if (out_dev) {
       detail::cuda_scope scope(exec);
@@ -316,7 +307,7 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
     }
     return;
   }
-  const bool in_dev = is_device_pointer(in);
+  const bool in_dev = detail::is_device_pointer(in);
   const bool resident = r && r->data;
 
   detail::cuda_scope scope(exec);
