@@ -9,11 +9,14 @@
 // coefficient matrix [[XᵀX, XᵀZ], [ZᵀX, ZᵀZ + G⁻¹σ²_e/σ²_g]] (when G is invertible).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "panoramix/executor.hpp"
+#include "panoramix/ops/shifted_solve.hpp"
 #include "panoramix/reml.hpp"
 
 namespace pmx {
@@ -28,6 +31,11 @@ struct gblup_data {
   /// Covariate columns over the fitted samples; an intercept is always added first.
   std::vector<std::vector<double>> covariates;
   std::vector<std::string> covariate_names;
+  /// Optional: G (all n samples) already prepared as an operand on the executor (cuda: resident on
+  /// the device, e.g. after its PCs were computed). Used for ĝ = h² G_{all,f} α and, when every
+  /// sample is fitted, by the Cholesky evaluator, so G crosses the bus once. Empty: fit_gblup
+  /// prepares what it needs from G.
+  std::shared_ptr<const shifted_operand> resident;
 };
 
 struct gblup_options {
@@ -43,6 +51,8 @@ struct gblup_result {
   std::vector<double> beta, se_beta;
   std::vector<double> gebv, pev;         ///< one per sample of G
   std::string evaluator;
+  /// Wall seconds per stage of the fit, in order (for logs and benchmarks).
+  std::vector<std::pair<std::string, double>> stage_seconds;
 };
 
 /// Fits the model; throws input_error for too few fitted samples and numeric_error for a

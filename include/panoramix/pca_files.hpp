@@ -2,6 +2,7 @@
 // PREFIX.eigenvec (FID IID PC1 .. PCm per sample, space-separated, no header).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "panoramix/output_file.hpp"
 #include "panoramix/pca.hpp"
@@ -11,5 +12,9 @@ namespace pmx {
 
 /// Adds PREFIX.eigenval and PREFIX.eigenvec to `out` (10 significant digits; PLINK prints 6).
 void write_pca(output_group& out, const std::string& prefix, const plink_fileset& data, const pca_result& r);
+
+/// The same files from sample IDs and n × pcs column-major vectors (PCs of a GRM in memory).
+void write_pca(output_group& out, const std::string& prefix, const std::vector<std::string>& fid,
+               const std::vector<std::string>& iid, const std::vector<double>& values, const std::vector<double>& vectors);
 
 }  // namespace pmx

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "panoramix/executor.hpp"
+#include "panoramix/ops/shifted_solve.hpp"
 
 namespace pmx {
 
@@ -71,6 +72,10 @@ std::unique_ptr<h2_evaluator> make_eigen_evaluator(const executor& exec, int64_t
 /// n + q right-hand sides, i.e. H⁻¹ explicitly, for derivatives).
 std::unique_ptr<h2_evaluator> make_cholesky_evaluator(const executor& exec, int64_t n,
                                                       const double* G, int64_t q, const double* A);
+/// The same on an operand already prepared (G on the device, shared with other users of it such
+/// as an eigensolver or the BLUP product); the evaluator keeps it alive.
+std::unique_ptr<h2_evaluator> make_cholesky_evaluator(std::shared_ptr<const shifted_operand> G, int64_t q,
+                                                      const double* A);
 
 /// The profiled REML likelihood at one h², from an evaluation.
 struct reml_profile_point {

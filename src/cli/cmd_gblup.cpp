@@ -8,7 +8,9 @@
 #include "panoramix/gblup.hpp"
 #include "panoramix/grm.hpp"
 #include "panoramix/grm_files.hpp"
+#include "panoramix/grm_pcs.hpp"
 #include "panoramix/output_file.hpp"
+#include "panoramix/pca_files.hpp"
 #include "panoramix/phenotypes.hpp"
 
 namespace pmx::cli {
@@ -21,6 +23,7 @@ struct gblup_cli {
   double h2 = std::nan("");  // NaN: not given
   bool reml = false;
   bool no_pev = false;
+  grm_pcs_options pc{.pcs = 0};  // --pcs 0: none
 };
 
 // %.17g, or NA for a NaN (an SE that does not exist).
@@ -35,6 +38,10 @@ void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
   if (o.bfile.empty() == c.grm.empty())
     throw input_error("give exactly one of --bfile (compute the GRM) and --grm (read one)");
   if (c.reml && !std::isnan(c.h2)) throw input_error("--h2 and --reml exclude each other");
+  if (c.pc.pcs < 0) throw input_error("--pcs must not be negative (got " + std::to_string(c.pc.pcs) + ")");
+  if (c.pc.pcs > 0 && !(c.pc.tolerance > 0)) throw input_error("--pc-tol must be positive");
+  if (c.pc.pcs > 0 && c.pc.max_iterations < 1) throw input_error("--pc-max-iter must be at least 1");
+  if (c.pc.pcs > 0 && c.pc.oversample < 0) throw input_error("--pc-oversample must not be negative");
   const executor exec = make_executor(o, log);
   // ---- G and its samples
   std::vector<std::string> fid, iid;
@@ -62,6 +69,7 @@ void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
     log.begin("relationship matrix");
     grm_result r = compute_grm(exec, *data, go, &log);
     log.end();
+    for (const auto& [name, seconds] : r.stage_seconds) log.substage(name, seconds);
     log.message("GRM (" + c.method + ") of " + std::to_string(r.n) + " samples from " +
                 std::to_string(r.n_variants) + " variants");
     n = r.n;
@@ -71,6 +79,8 @@ void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
       iid.push_back(data->sample(i).iid);
     }
   }
+  if (c.pc.pcs > n)
+    throw input_error("--pcs " + std::to_string(c.pc.pcs) + " exceeds the number of samples (" + std::to_string(n) + ")");
   // ---- phenotype and covariates, matched by FID + IID
   const phenotype_table pt = read_phenotype_table(c.pheno, "--pheno");
   const int64_t pcol = pt.column(c.pheno_name.empty() ? std::to_string(c.mpheno) : c.pheno_name,
@@ -142,9 +152,35 @@ void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
     go.reml.grid = 8;
   }
   go.pev = !c.no_pev;
+  // ---- G prepared once on the executor (cuda: uploaded, resident) for the PCs, the Cholesky
+  // evaluator (when every sample is fitted) and ĝ. Not for the eigen evaluator alone (it copies G
+  // for its own decomposition) nor when only a subset is fitted and no PCs are asked for.
+  const bool all_fitted = static_cast<int64_t>(d.fitted.size()) == n;
+  if (c.pc.pcs > 0 || (!use_eigen && all_fitted)) {
+    log.begin(exec.kind() == backend::cuda ? "G to the device" : "G as an operand");
+    d.resident = std::make_shared<const shifted_operand>(exec, n, G.data(), n);
+    log.end();
+  }
+  grm_pcs_result pcs;
+  if (c.pc.pcs > 0) {
+    log.begin("principal components of G");
+    pcs = grm_top_eigenpairs(*d.resident, c.pc, &log);
+    log.end();
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "%lld PCs of the fitted GRM itself (%s), not of `pca`'s matrix (PLINK's standardized GRM with "
+                  "pairwise called counts) unless that is the GRM here: %d filter steps, %lld products G*X, max Ritz "
+                  "residual %.2e of the largest eigenvalue%s",
+                  static_cast<long long>(pcs.pcs), c.grm.empty() ? ("--method " + c.method).c_str() : ("--grm " + c.grm).c_str(),
+                  pcs.iterations, static_cast<long long>(pcs.products), pcs.max_residual,
+                  pcs.converged ? "" : " (NOT CONVERGED: raise --pc-max-iter or --pc-tol)");
+    log.message(line);
+    if (!all_fitted && !use_eigen) d.resident.reset();  // the evaluator holds G_ff: free the device
+  }
   log.begin(go.h2 ? "gBLUP at the given h2" : "REML and gBLUP");
   const gblup_result r = fit_gblup(exec, d, go);
   log.end();
+  for (const auto& [name, seconds] : r.stage_seconds) log.substage(name, seconds);
   const auto& vc = r.vc;
   log.message("Evaluator: " + r.evaluator + ", " + std::to_string(vc.evaluations) +
               " likelihood evaluations");
@@ -169,9 +205,11 @@ void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
   fv.printf("sigma2_e\t%s\t%s\n", num(vc.sigma2_e).c_str(), num(vc.se_sigma2_e).c_str());
   fv.printf("h2\t%s\t%s\n", num(vc.h2).c_str(), num(vc.se_h2).c_str());
   fv.printf("logL\t%s\tNA\n", num(vc.logl).c_str());
+  if (c.pc.pcs > 0) write_pca(out, o.out, fid, iid, pcs.values, pcs.vectors);
   out.commit_all();
   log.end();
-  log.message("Written: " + o.out + ".gebv, " + o.out + ".fixef, " + o.out + ".vc");
+  log.message("Written: " + o.out + ".gebv, " + o.out + ".fixef, " + o.out + ".vc" +
+              (c.pc.pcs > 0 ? ", " + o.out + ".eigenval, " + o.out + ".eigenvec" : ""));
 }
 
 }  // namespace
@@ -197,6 +235,11 @@ void add_gblup_command(CLI::App& app, int argc, char** argv, int& status) {
       "      - log|X'X| + y'Py], the number GEMMA prints as 'REMLE log-likelihood'.\n"
       "Outputs: PREFIX.gebv (FID IID GEBV PEV, every sample), PREFIX.fixef (name estimate se,\n"
       "         intercept first), PREFIX.vc (sigma2_g, sigma2_e, h2, logL: name value se).\n"
+      "--pcs N: also the top N eigenpairs of this G (one read, one upload: G stays on the GPU for\n"
+      "         the fit), by Chebyshev-filtered subspace iteration on the dense G, to PREFIX.eigenval\n"
+      "         and PREFIX.eigenvec as `pca` writes them. They are PCs of the GRM of --method (or\n"
+      "         --grm): `pca` uses PLINK's standardized matrix (pairwise called counts), the same\n"
+      "         matrix only with --method standardized. PCs are written, not used as covariates.\n"
       "Example: panoramix gblup --bfile mice --pheno bw.txt --pheno-name BW --covar sex.txt --out bw");
   add_common_options(cmd, *opt, true);
   cmd->get_option("--bfile")->required(false);
@@ -217,6 +260,11 @@ void add_gblup_command(CLI::App& app, int argc, char** argv, int& status) {
                   "Brent without the Newton polish)")
       ->check(CLI::IsMember({"auto", "eigen", "cholesky"}));
   cmd->add_flag("--no-pev", c->no_pev, "skip the prediction error variances (column PEV written as NA)");
+  cmd->add_option("--pcs", c->pc.pcs, "also write the top N eigenpairs of G (PREFIX.eigenval/.eigenvec)");
+  cmd->add_option("--pc-tol", c->pc.tolerance,
+                  "PCs: Ritz residual bound relative to the largest eigenvalue (default 1e-7)");
+  cmd->add_option("--pc-max-iter", c->pc.max_iterations, "PCs: filter steps at most (default 500)");
+  cmd->add_option("--pc-oversample", c->pc.oversample, "PCs: extra subspace columns (default 10)");
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) { run_gblup(*opt, *c, log); });
   });

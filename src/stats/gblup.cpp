@@ -4,12 +4,69 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "panoramix/error.hpp"
 #include "panoramix/matrix_buffer.hpp"
 
 namespace pmx {
+namespace {
+
+// Wall time per stage (gblup_result::stage_seconds).
+class stage_clock {
+ public:
+  explicit stage_clock(std::vector<std::pair<std::string, double>>& out) : out_(out) {}
+  template <class F>
+  void time(const char* stage, F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    out_.emplace_back(stage, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+
+ private:
+  std::vector<std::pair<std::string, double>>& out_;
+};
+
+// PEV_i = σ²_g [G_ii − h²(G_{i,f} H⁻¹ G_{f,i} − uᵢᵀ M⁻¹ uᵢ)], uᵢ = Xᵀ H⁻¹ G_{f,i}, M⁻¹ =
+// cov(β̂)/σ². Columns of G_{f,all} in blocks of at most ~1 GiB of right-hand sides.
+void prediction_error_variances(const executor& exec, const gblup_data& d, const std::vector<double>& A,
+                                const h2_evaluator& ev, gblup_result& res) {
+  const int64_t n = d.n, nf = static_cast<int64_t>(d.fitted.size());
+  const int64_t p = static_cast<int64_t>(res.beta.size());
+  const double h2 = res.vc.h2;
+  res.pev.assign(n, 0.0);
+  if (h2 == 0) return;
+  std::vector<double> Minv(p * p);
+  for (int64_t i = 0; i < p * p; ++i) Minv[i] = res.vc.at.cov_beta[i] / res.vc.at.sigma2;
+  const int64_t block = std::clamp<int64_t>((int64_t{1} << 27) / std::max<int64_t>(nf, 1), 1, n);
+  std::vector<double> B, U(p * block);
+  for (int64_t c0 = 0; c0 < n; c0 += block) {
+    const int64_t m = std::min(block, n - c0);
+    B.assign(nf * m, 0.0);
+#pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
+    for (int64_t c = 0; c < m; ++c)
+      for (int64_t k = 0; k < nf; ++k) B[c * nf + k] = d.G[(c0 + c) * n + d.fitted[k]];
+    std::vector<double> Gcols(B);
+    ev.solve(h2, m, B.data(), nf);
+    // U = Xᵀ (H⁻¹ G_{f,cols}) (p × m)
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, p, m, nf, 1.0, A.data(), nf, B.data(), nf,
+                0.0, U.data(), p);
+#pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
+    for (int64_t c = 0; c < m; ++c) {
+      long double t1 = 0;
+      for (int64_t k = 0; k < nf; ++k)
+        t1 += static_cast<long double>(Gcols[c * nf + k]) * B[c * nf + k];
+      double t2 = 0;
+      for (int64_t x = 0; x < p; ++x)
+        for (int64_t y = 0; y < p; ++y) t2 += U[c * p + x] * Minv[x * p + y] * U[c * p + y];
+      const int64_t i = c0 + c;
+      res.pev[i] = res.vc.sigma2_g * (d.G[i * n + i] - h2 * (static_cast<double>(t1) - t2));
+    }
+  }
+}
+
+}  // namespace
 
 gblup_result fit_gblup(const executor& exec, const gblup_data& d, const gblup_options& opt) {
   const int64_t n = d.n, nf = static_cast<int64_t>(d.fitted.size());
@@ -30,19 +87,31 @@ gblup_result fit_gblup(const executor& exec, const gblup_data& d, const gblup_op
     for (int64_t c = 1; c < p; ++c) A[c * nf + i] = d.covariates[c - 1][i];
     A[p * nf + i] = d.y[i] - ybar;
   }
+  gblup_result res;
+  stage_clock clock(res.stage_seconds);
   // G_ff: G itself when every sample is fitted (no n² copy: 20 GB at n = 50,000).
   const bool all_fitted = nf == n;
-  matrix_buffer<double> Gff(all_fitted ? 0 : static_cast<size_t>(nf * nf));
+  matrix_buffer<double> Gff;
+  std::unique_ptr<h2_evaluator> ev;
+  clock.time("evaluator set-up", [&] {
+    if (!all_fitted) {
+      Gff.resize(static_cast<size_t>(nf * nf));
 #pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
-  for (int64_t a = 0; a < (all_fitted ? 0 : nf); ++a)
-    for (int64_t b = 0; b < nf; ++b) Gff[a * nf + b] = d.G[d.fitted[a] * n + d.fitted[b]];
-  const double* G_fit = all_fitted ? d.G : Gff.data();
-  const auto ev = opt.evaluator == h2_evaluator_kind::eigen
-                      ? make_eigen_evaluator(exec, nf, G_fit, q, A.data())
-                      : make_cholesky_evaluator(exec, nf, G_fit, q, A.data());
-  gblup_result res;
+      for (int64_t a = 0; a < nf; ++a)
+        for (int64_t b = 0; b < nf; ++b) Gff[a * nf + b] = d.G[d.fitted[a] * n + d.fitted[b]];
+    }
+    const double* G_fit = all_fitted ? d.G : Gff.data();
+    if (opt.evaluator == h2_evaluator_kind::eigen)
+      ev = make_eigen_evaluator(exec, nf, G_fit, q, A.data());
+    else if (all_fitted && d.resident)
+      ev = make_cholesky_evaluator(d.resident, q, A.data());
+    else
+      ev = make_cholesky_evaluator(exec, nf, G_fit, q, A.data());
+  });
   res.evaluator = ev->name();
-  res.vc = opt.h2 ? fit_known_h2(*ev, *opt.h2) : fit_reml(*ev, opt.reml);
+  clock.time(opt.h2 ? "fit at the given h2" : "REML", [&] {
+    res.vc = opt.h2 ? fit_known_h2(*ev, *opt.h2) : fit_reml(*ev, opt.reml);
+  });
   const double h2 = res.vc.h2;
   res.fixed_names.push_back("intercept");
   for (const auto& s : d.covariate_names) res.fixed_names.push_back(s);
@@ -56,47 +125,21 @@ gblup_result fit_gblup(const executor& exec, const gblup_data& d, const gblup_op
     a[i] = s;
   }
   res.beta[0] += ybar;
-  ev->solve(h2, 1, a.data(), nf);
-  res.gebv.assign(n, 0.0);
-#pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
-  for (int64_t i = 0; i < n; ++i) {
-    const double* gi = d.G + i * n;  // row i = column i (symmetric)
-    long double s = 0;
-    for (int64_t k = 0; k < nf; ++k) s += static_cast<long double>(gi[d.fitted[k]]) * a[k];
-    res.gebv[i] = h2 * static_cast<double>(s);
-  }
-  if (!opt.pev) return res;
-  // PEV_i = σ²_g [G_ii − h²(G_{i,f} H⁻¹ G_{f,i} − uᵢᵀ M⁻¹ uᵢ)], uᵢ = Xᵀ H⁻¹ G_{f,i}, M⁻¹ =
-  // cov(β̂)/σ². Columns of G_{f,all} in blocks of at most ~1 GiB of right-hand sides.
-  res.pev.assign(n, 0.0);
-  if (h2 == 0) return res;
-  std::vector<double> Minv(p * p);
-  for (int64_t i = 0; i < p * p; ++i) Minv[i] = res.vc.at.cov_beta[i] / res.vc.at.sigma2;
-  const int64_t block = std::clamp<int64_t>((int64_t{1} << 27) / std::max<int64_t>(nf, 1), 1, n);
-  std::vector<double> B, U(p * block);
-  for (int64_t c0 = 0; c0 < n; c0 += block) {
-    const int64_t m = std::min(block, n - c0);
-    B.assign(nf * m, 0.0);
-#pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
-    for (int64_t c = 0; c < m; ++c)
-      for (int64_t k = 0; k < nf; ++k) B[c * nf + k] = d.G[(c0 + c) * n + d.fitted[k]];
-    std::vector<double> Gcols(B);
-    ev->solve(h2, m, B.data(), nf);
-    // U = Xᵀ (H⁻¹ G_{f,cols}) (p × m)
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, p, m, nf, 1.0, A.data(), nf, B.data(), nf,
-                0.0, U.data(), p);
-#pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
-    for (int64_t c = 0; c < m; ++c) {
-      long double t1 = 0;
-      for (int64_t k = 0; k < nf; ++k)
-        t1 += static_cast<long double>(Gcols[c * nf + k]) * B[c * nf + k];
-      double t2 = 0;
-      for (int64_t x = 0; x < p; ++x)
-        for (int64_t y = 0; y < p; ++y) t2 += U[c * p + x] * Minv[x * p + y] * U[c * p + y];
-      const int64_t i = c0 + c;
-      res.pev[i] = res.vc.sigma2_g * (d.G[i * n + i] - h2 * (static_cast<double>(t1) - t2));
+  clock.time("BLUP", [&] {
+    ev->solve(h2, 1, a.data(), nf);
+    // ĝ = h² G ã, ã = α on the fitted samples and 0 elsewhere: one product with the whole G (on
+    // the device when G is resident there, else BLAS on the host).
+    std::vector<double> a_all(static_cast<size_t>(n), 0.0);
+    for (int64_t k = 0; k < nf; ++k) a_all[d.fitted[k]] = a[k];
+    res.gebv.assign(n, 0.0);
+    if (d.resident) {
+      shifted_multiply(*d.resident, h2, 0.0, 1, a_all.data(), n, res.gebv.data(), n);
+    } else {
+      const shifted_operand G_host(executor(backend::cpu, exec.threads()), n, d.G, n);
+      shifted_multiply(G_host, h2, 0.0, 1, a_all.data(), n, res.gebv.data(), n);
     }
-  }
+  });
+  if (opt.pev) clock.time("PEV", [&] { prediction_error_variances(exec, d, A, *ev, res); });
   return res;
 }
 

@@ -5,6 +5,7 @@
 #include <cblas.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "panoramix/error.hpp"
@@ -25,8 +26,8 @@ std::vector<double> gram(int64_t n, int64_t q, const double* X, const double* Y)
 
 class cholesky_evaluator final : public h2_evaluator {
  public:
-  cholesky_evaluator(const executor& exec, int64_t n, const double* G, int64_t q, const double* A)
-      : n_(n), q_(q), G_(exec, n, G, n), A_(A, A + n * q) {}
+  cholesky_evaluator(std::shared_ptr<const shifted_operand> G, int64_t q, const double* A)
+      : n_(G->n()), q_(q), G_(std::move(G)), A_(A, A + n_ * q) {}
 
   int64_t n() const override { return n_; }
   int64_t q() const override { return q_; }
@@ -72,7 +73,7 @@ class cholesky_evaluator final : public h2_evaluator {
 
   void solve(double h2, int64_t m, double* B, int64_t ldb) const override {
     try {
-      shifted_cholesky_solve(G_, h2, 1.0 - h2, m, B, ldb);
+      shifted_cholesky_solve(*G_, h2, 1.0 - h2, m, B, ldb);
     } catch (const numeric_error& err) {
       throw not_pd(h2, err);
     }
@@ -80,12 +81,12 @@ class cholesky_evaluator final : public h2_evaluator {
 
  private:
   int64_t n_, q_;
-  shifted_operand G_;  // G itself (cpu) or its device-resident copy (cuda)
+  std::shared_ptr<const shifted_operand> G_;  // G itself (cpu) or its device-resident copy (cuda)
   std::vector<double> A_;
 
   double factor_solve(double h2, int64_t m, double* B) const {
     try {
-      return shifted_cholesky_solve(G_, h2, 1.0 - h2, m, B, n_);
+      return shifted_cholesky_solve(*G_, h2, 1.0 - h2, m, B, n_);
     } catch (const numeric_error& err) {
       throw not_pd(h2, err);
     }
@@ -101,7 +102,12 @@ class cholesky_evaluator final : public h2_evaluator {
 
 std::unique_ptr<h2_evaluator> make_cholesky_evaluator(const executor& exec, int64_t n,
                                                       const double* G, int64_t q, const double* A) {
-  return std::make_unique<cholesky_evaluator>(exec, n, G, q, A);
+  return make_cholesky_evaluator(std::make_shared<const shifted_operand>(exec, n, G, n), q, A);
+}
+
+std::unique_ptr<h2_evaluator> make_cholesky_evaluator(std::shared_ptr<const shifted_operand> G, int64_t q,
+                                                      const double* A) {
+  return std::make_unique<cholesky_evaluator>(std::move(G), q, A);
 }
 
 }  // namespace pmx

@@ -3,7 +3,8 @@
 // A is prepared once: on cuda it is uploaded once and stays on the device (the shifted copy is
 // formed there, never sent again), so an evaluation costs one Cholesky factorisation on the GPU
 // (~n³/3 FP64 flops); on cpu/reference the operand keeps a pointer to the caller's matrix and each
-// solve factorises a copy with LAPACK.
+// solve factorises a copy with LAPACK. The same operand multiplies (shifted_multiply), so a
+// subspace eigensolver and the solves share one upload.
 //
 // Layout as in dense_linalg.hpp: column-major with leading dimension (a symmetric row-major
 // matrix is the same array); only the lower triangle of A is read.
@@ -46,7 +47,15 @@ class shifted_operand {
 
 /// Solves (a·A + b·I) X = B for B (n × m, leading dimension ldb, host memory, overwritten by X)
 /// and returns log det(a·A + b·I). A is unchanged. Throws numeric_error when the shifted matrix is
-/// not positive definite.
+/// not positive definite. a = 0 is b·I: solved in closed form (X = B/b, log det = n log b), no
+/// factorisation (REML's h² = 0, the log det(XᵀX) of a given-h² fit).
 double shifted_cholesky_solve(const shifted_operand& A, double a, double b, int64_t m, double* B, int64_t ldb);
+
+/// Y ← (a·A + b·I) X for X and Y n × m (leading dimensions ldx, ldy, host memory, not
+/// overlapping): the products of subspace eigensolvers and of BLUPs (ĝ = h² G α) with the matrix
+/// already in place — on cuda the resident copy (DGEMM; only X and Y cross the bus), on cpu BLAS
+/// dsymm on the caller's lower triangle.
+void shifted_multiply(const shifted_operand& A, double a, double b, int64_t m, const double* X, int64_t ldx,
+                      double* Y, int64_t ldy);
 
 }  // namespace pmx
