@@ -1,0 +1,110 @@
+// Genomic and pedigree pieces shared by the single-step models: centring frequencies and Σz²
+// per variant, the dense VanRaden G through the genotype product ops, and dense A among a subset
+// by Colleau's indirect method (the ssGBLUP model's A_gg, independent of the sparse A_gg⁻¹ code).
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+
+#include "panoramix/error.hpp"
+#include "panoramix/ops/genotype_gemm.hpp"
+#include "panoramix/single_step.hpp"
+
+namespace pmx {
+
+void genotype_moments(const variant_major_view& g, const std::vector<double>* given_p,
+                      std::vector<double>& p, std::vector<double>& sum_z2, int threads) {
+  const int64_t k = g.n_variants, n = g.n_samples;
+  PMX_EXPECTS(!given_p || static_cast<int64_t>(given_p->size()) == k, "one frequency per variant");
+  // Per byte, how many of its 4 calls carry each code (the last byte of a row is masked).
+  static const auto table = [] {
+    std::array<std::array<uint8_t, 4>, 256> t{};
+    for (int b = 0; b < 256; ++b)
+      for (int c = 0; c < 4; ++c) ++t[b][(b >> (2 * c)) & 3];
+    return t;
+  }();
+  p.assign(k, 0.0);
+  sum_z2.assign(k, 0.0);
+  const int64_t full = n / 4, rest = n % 4;
+#pragma omp parallel for num_threads(threads > 0 ? threads : omp_get_max_threads()) schedule(dynamic, 64)
+  for (int64_t j = 0; j < k; ++j) {
+    const uint8_t* row = g.row(j);
+    int64_t count[4] = {0, 0, 0, 0};
+    for (int64_t b = 0; b < full; ++b)
+      for (int c = 0; c < 4; ++c) count[c] += table[row[b]][c];
+    for (int64_t i = 0; i < rest; ++i) ++count[(row[full] >> (2 * i)) & 3];
+    const int64_t n2 = count[code_hom_a1], n1 = count[code_het], n0 = count[code_hom_a2];
+    const int64_t called = n0 + n1 + n2;
+    double pj = 0;
+    if (given_p)
+      pj = (*given_p)[j];
+    else if (called > 0)
+      pj = (2.0 * n2 + n1) / (2.0 * called);
+    p[j] = pj;
+    const double m = 2 * pj;
+    sum_z2[j] = n0 * m * m + n1 * (1 - m) * (1 - m) + n2 * (2 - m) * (2 - m);
+  }
+}
+
+std::vector<double> vanraden_grm(const executor& exec, const variant_major_view& g,
+                                 const std::vector<double>& p) {
+  const int64_t n = g.n_samples, k = g.n_variants;
+  PMX_EXPECTS(static_cast<int64_t>(p.size()) == k, "one frequency per variant");
+  double c = 0;
+  for (double x : p) c += 2 * x * (1 - x);
+  if (!(c > 0)) throw input_error("genotypes: every variant is monomorphic (2Σp(1−p) = 0), G is undefined");
+  std::vector<double> G(n * n);
+  const gemm_operand op(exec, g);
+  const gemm_centring centring{p, {}};
+  // Columns of G by blocks of b unit vectors: W = Zᵀ E (k × b), then G[:, block] = Z W / c.
+  const int64_t b = std::min<int64_t>(n, 256);
+  std::vector<double> E(n * b), W(k * b), Y(n * b);
+  for (int64_t first = 0; first < n; first += b) {
+    const int64_t m = std::min(b, n - first);
+    std::fill(E.begin(), E.end(), 0.0);
+    for (int64_t c2 = 0; c2 < m; ++c2) E[(first + c2) * m + c2] = 1.0;
+    gemm_transposed(op, centring, m, E.data(), m, 0.0, W.data(), m);
+    gemm(op, centring, m, W.data(), m, 0.0, Y.data(), m);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c2 = 0; c2 < m; ++c2) G[i * n + first + c2] = Y[i * m + c2] / c;
+  }
+  // Exact symmetry (the two triangles come from different blocks' rounding).
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < i; ++j) G[j * n + i] = G[i * n + j] = 0.5 * (G[i * n + j] + G[j * n + i]);
+  return G;
+}
+
+std::vector<double> pedigree_relationships_among(const pedigree& ped, const std::vector<double>& F,
+                                                 const std::vector<int64_t>& subset, int threads) {
+  const int64_t n = ped.size(), m = static_cast<int64_t>(subset.size());
+  const std::vector<double> D = mendelian_variances(ped, F.empty() ? inbreeding(ped, threads) : F);
+  std::vector<double> A(m * m);
+  const int nt = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel num_threads(nt)
+  {
+    std::vector<double> v(n);
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t c = 0; c < m; ++c) {
+      const int64_t s = subset[c];
+      PMX_EXPECTS(s >= 0 && s < n, "subset indices in the pedigree");
+      // v = Tᵀ e_s (ancestors' contributions, up from s), then v ← D v, then v ← T v (down).
+      std::fill(v.begin(), v.begin() + s + 1, 0.0);
+      v[s] = 1.0;
+      for (int64_t i = s; i >= 0; --i) {
+        if (v[i] == 0) continue;
+        if (ped.sire(i) >= 0) v[ped.sire(i)] += 0.5 * v[i];
+        if (ped.dam(i) >= 0) v[ped.dam(i)] += 0.5 * v[i];
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        double x = i <= s ? v[i] * D[i] : 0.0;
+        if (ped.sire(i) >= 0) x += 0.5 * v[ped.sire(i)];
+        if (ped.dam(i) >= 0) x += 0.5 * v[ped.dam(i)];
+        v[i] = x;
+      }
+      for (int64_t r = 0; r < m; ++r) A[r * m + c] = v[subset[r]];
+    }
+  }
+  return A;
+}
+
+}  // namespace pmx

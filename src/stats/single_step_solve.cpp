@@ -1,0 +1,246 @@
+// The single-step solver: assembles the mixed model equations from the records part
+// (single_step_records.cpp) and the model's genetic part (single_step_<model>.cpp) and solves
+// them by PCG with a block-diagonal preconditioner.
+//
+// Unknowns: [β (p) | g: animals × t, animal-major | û: SNPs × t (ssSNPBLUP only)]. Product:
+//   y_β, y_g = records part (XᵀR⁻¹(Xβ + Wg), WᵀR⁻¹(Xβ + Wg)),   y_[g;û] += Σ⁻¹ ([g;û] G0⁻¹)
+// since (Σ⁻¹ ⊗ G0⁻¹) applied to animal-major unknowns is Σ⁻¹ · X · G0⁻¹ (X the n × t block).
+// Preconditioner: the fixed effects' dense block (XᵀR⁻¹X)⁻¹ when p ≤ dense_fixed_limit, else its
+// diagonal; per animal the t × t block (WᵀR⁻¹W)_ii + d_i G0⁻¹, per SNP d_j G0⁻¹, with d the
+// model's diagonal of Σ⁻¹ (or its approximation, see the model files).
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "panoramix/error.hpp"
+#include "panoramix/ops/dense_linalg.hpp"
+#include "single_step_terms.hpp"
+
+namespace pmx {
+
+std::string model_name(single_step_model m) {
+  switch (m) {
+    case single_step_model::pblup: return "pblup";
+    case single_step_model::ssgblup: return "ssgblup";
+    case single_step_model::sssnpblup: return "sssnpblup";
+    case single_step_model::ssgtablup: return "ssgtablup";
+  }
+  return "?";
+}
+
+single_step_model parse_single_step_model(const std::string& name) {
+  for (auto m : {single_step_model::pblup, single_step_model::ssgblup, single_step_model::sssnpblup,
+                 single_step_model::ssgtablup})
+    if (model_name(m) == name) return m;
+  throw input_error("unknown model '" + name + "' (pblup, ssgblup, sssnpblup, ssgtablup)");
+}
+
+namespace {
+
+// Inverse of a small SPD matrix by Cholesky (t ≤ 30); false when not positive definite.
+bool spd_inverse_small(const double* a, int m, double* inv) {
+  double L[30 * 30];
+  for (int j = 0; j < m; ++j) {
+    double d = a[j * m + j];
+    for (int k = 0; k < j; ++k) d -= L[j * m + k] * L[j * m + k];
+    if (!(d > 0)) return false;
+    d = std::sqrt(d);
+    L[j * m + j] = d;
+    for (int i = j + 1; i < m; ++i) {
+      double s = a[i * m + j];
+      for (int k = 0; k < j; ++k) s -= L[i * m + k] * L[j * m + k];
+      L[i * m + j] = s / d;
+    }
+  }
+  // inv = L⁻ᵀ L⁻¹, column by column of the identity.
+  for (int c = 0; c < m; ++c) {
+    double z[30];
+    for (int i = 0; i < m; ++i) {
+      double s = i == c ? 1.0 : 0.0;
+      for (int k = 0; k < i; ++k) s -= L[i * m + k] * z[k];
+      z[i] = s / L[i * m + i];
+    }
+    for (int i = m - 1; i >= 0; --i) {
+      double s = z[i];
+      for (int k = i + 1; k < m; ++k) s -= L[k * m + i] * z[k];
+      z[i] = s / L[i * m + i];
+    }
+    for (int i = 0; i < m; ++i) inv[i * m + c] = z[i];
+  }
+  return true;
+}
+
+}  // namespace
+
+single_step_solution solve_single_step(const executor& exec, const pedigree& ped,
+                                       const breeding_records& records,
+                                       const variance_components& vc,
+                                       const single_step_genotypes* genotypes,
+                                       const single_step_options& opt, progress_sink* progress) {
+  using namespace detail;
+  const int threads = exec.threads() > 0 ? exec.threads() : omp_get_max_threads();
+  single_step_solution sol;
+  const int t = records.traits_count();
+  sol.t = t;
+  const int64_t n = ped.size();
+  const bool genomic = opt.model != single_step_model::pblup;
+  if (genomic && !genotypes)
+    throw input_error("model " + model_name(opt.model) + " needs genotypes (--bfile)");
+  check_covariance_matrix(vc.genetic, t, "genetic (co)variance matrix");
+  check_covariance_matrix(vc.residual, t, "residual (co)variance matrix");
+  // ---- pedigree
+  stopwatch sw;
+  const std::vector<double> F = inbreeding(ped, threads);
+  const sparse_symmetric ainv = a_inverse(ped, F);
+  const sparse_symmetric_operator ainv_op(ainv);
+  sol.setup_seconds.emplace_back("inbreeding and A^-1", sw.seconds());
+  // ---- records
+  sw = stopwatch();
+  const record_equations eq(ped, records, vc, threads);
+  sol.setup_seconds.emplace_back("records and fixed effects", sw.seconds());
+  for (const auto& s : eq.notes()) sol.notes.push_back(s);
+  const int64_t p = eq.fixed_count();
+  // ---- genetic part
+  genomic_inputs gin;
+  gin.ped = &ped;
+  gin.F = &F;
+  gin.ainv = &ainv;
+  gin.ainv_op = &ainv_op;
+  gin.geno = genotypes;
+  gin.t = t;
+  gin.threads = threads;
+  if (genomic) {
+    const auto& g = *genotypes;
+    if (static_cast<int64_t>(g.animals.size()) != g.genotypes.n_samples)
+      throw logic_error("solve_single_step: one pedigree index per genotyped sample expected");
+    std::unordered_set<int64_t> seen;
+    for (int64_t a : g.animals)
+      if (a < 0 || a >= n || !seen.insert(a).second)
+        throw logic_error("solve_single_step: genotyped animals must be distinct pedigree indices");
+    sw = stopwatch();
+    genotype_moments(g.genotypes, g.p.empty() ? nullptr : &g.p, gin.p, gin.sum_z2, threads);
+    for (double x : gin.p) gin.two_sum_pq += 2 * x * (1 - x);
+    if (!(gin.two_sum_pq > 0)) throw input_error("genotypes: every variant is monomorphic (2 sum p(1-p) = 0)");
+    sol.p = gin.p;
+    sol.two_sum_pq = gin.two_sum_pq;
+    sol.setup_seconds.emplace_back("allele frequencies", sw.seconds());
+  }
+  std::unique_ptr<genetic_term> term;
+  switch (opt.model) {
+    case single_step_model::pblup: term = make_pblup_term(ainv, ainv_op, t, threads); break;
+    case single_step_model::ssgblup: term = make_ssgblup_term(exec, gin); break;
+    case single_step_model::sssnpblup: term = make_sssnpblup_term(exec, gin); break;
+    case single_step_model::ssgtablup: term = make_ssgtablup_term(exec, gin); break;
+  }
+  for (const auto& s : term->setup_seconds) sol.setup_seconds.push_back(s);
+  for (const auto& s : term->notes) sol.notes.push_back(s);
+  const int64_t extra = term->extra_rows();
+  const int64_t rows = n + extra;
+  const int64_t N = p + rows * t;
+  sol.unknowns = N;
+  // ---- G0⁻¹
+  std::vector<double> G0inv(t * t);
+  spd_inverse_small(vc.genetic.data(), t, G0inv.data());
+  // ---- preconditioner
+  sw = stopwatch();
+  const bool dense_fixed = p <= opt.dense_fixed_limit;
+  std::vector<double> fixed_pre;
+  {
+    std::vector<double> XRX = eq.fixed_block();
+    if (dense_fixed) {
+      fixed_pre.assign(p * p, 0.0);
+      for (int64_t i = 0; i < p; ++i) fixed_pre[i * p + i] = 1.0;
+      std::vector<double> diag(p);
+      for (int64_t i = 0; i < p; ++i) diag[i] = XRX[i * p + i];
+      std::string why;
+      try {
+        cholesky_solve(executor(backend::cpu, threads), p, XRX.data(), p, p, fixed_pre.data(), p);
+        // The cpu factorisation leaves L in the lower triangle: a pivot L_ii² that is a
+        // rounding-level fraction of the diagonal means a column is (numerically) a combination
+        // of earlier ones.
+        for (int64_t i = 0; i < p && why.empty(); ++i)
+          if (XRX[i * p + i] * XRX[i * p + i] < 1e-10 * diag[i])
+            why = "column " + std::to_string(i + 1) + " is a combination of earlier ones";
+      } catch (const numeric_error& e) {
+        why = e.what();
+      }
+      if (!why.empty())
+        throw input_error("the fixed effects are not estimable: X'R^-1X is singular (" + why +
+                          "); a class level or covariate is confounded with the others");
+    } else {
+      fixed_pre.resize(p);
+      for (int64_t i = 0; i < p; ++i) {
+        if (!(XRX[i * p + i] > 0)) throw input_error("a fixed effect has no record");
+        fixed_pre[i] = 1 / XRX[i * p + i];
+      }
+    }
+  }
+  std::vector<double> block_inv(rows * t * t);
+  {
+    const std::vector<double> d = term->diagonal();
+    const std::vector<double> blocks = eq.animal_blocks();
+    std::vector<double> B(t * t);
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int j = 0; j < t * t; ++j) B[j] = (i < n ? blocks[i * t * t + j] : 0.0) + d[i] * G0inv[j];
+      if (!spd_inverse_small(B.data(), t, block_inv.data() + i * t * t))
+        throw numeric_error("preconditioner block of unknown row " + std::to_string(i) + " is not positive definite");
+    }
+  }
+  sol.setup_seconds.emplace_back("preconditioner", sw.seconds());
+  // ---- products
+  std::vector<double> V(rows * t), Y(rows * t);
+  auto apply = [&](const double* x, double* y) {
+    stopwatch all;
+    const double gs = term->genotype_seconds, ps = term->pedigree_seconds;
+    eq.apply(x, x + p, y, y + p);
+    const double* xg = x + p;
+#pragma omp parallel for num_threads(threads) schedule(static) if (rows > 10000)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int a = 0; a < t; ++a) {
+        double s = 0;
+        for (int b = 0; b < t; ++b) s += xg[i * t + b] * G0inv[b * t + a];
+        V[i * t + a] = s;
+      }
+    term->apply(V.data(), Y.data());
+    double* yg = y + p;
+#pragma omp parallel for num_threads(threads) schedule(static) if (rows > 10000)
+    for (int64_t i = 0; i < rows * t; ++i) yg[i] = (i < n * t ? yg[i] : 0.0) + Y[i];
+    ++sol.products;
+    sol.other_seconds += all.seconds() - (term->genotype_seconds - gs) - (term->pedigree_seconds - ps);
+  };
+  auto precondition = [&](const double* r, double* z) {
+    if (dense_fixed) {
+      for (int64_t i = 0; i < p; ++i) {
+        double s = 0;
+        for (int64_t j = 0; j < p; ++j) s += fixed_pre[i * p + j] * r[j];
+        z[i] = s;
+      }
+    } else {
+      for (int64_t i = 0; i < p; ++i) z[i] = fixed_pre[i] * r[i];
+    }
+    const double* rg = r + p;
+    double* zg = z + p;
+#pragma omp parallel for num_threads(threads) schedule(static) if (rows > 10000)
+    for (int64_t i = 0; i < rows; ++i) {
+      const double* M = block_inv.data() + i * t * t;
+      for (int a = 0; a < t; ++a) {
+        double s = 0;
+        for (int b = 0; b < t; ++b) s += M[a * t + b] * rg[i * t + b];
+        zg[i * t + a] = s;
+      }
+    }
+  };
+  std::vector<double> b(N, 0.0), x(N, 0.0);
+  eq.rhs(b.data(), b.data() + p);
+  sol.pcg = pcg_solve(N, apply, precondition, b.data(), x.data(), opt.tol, opt.max_iterations, threads, progress);
+  sol.genotype_seconds = term->genotype_seconds;
+  sol.pedigree_seconds = term->pedigree_seconds;
+  sol.ebv.assign(x.begin() + p, x.begin() + p + n * t);
+  if (extra > 0) sol.snp.assign(x.begin() + p + n * t, x.end());
+  sol.fixed = eq.estimates(x.data());
+  return sol;
+}
+
+}  // namespace pmx

@@ -1,0 +1,96 @@
+// ssSNPBLUP of Liu et al. (2014), thesis eq. 2.16: unknowns (g_n, g_g, u), g_g = a_g + Zu with
+// Var(a) = wA (residual polygenic part) and Var(u) = (1−w)/c · I, c = 2Σp(1−p), so that
+// Var(g_g) = G̃ = (1−w)ZZᵀ/c + wA_gg and ĝ equals ssGBLUP's. The prior precision (× G0⁻¹) is
+//   Σ⁻¹ = [A^nn  A^ng                      0               ]
+//         [A^gn  A^gg + (1/w − 1)A_gg⁻¹    −(1/w)A_gg⁻¹Z    ]
+//         [0     −(1/w)ZᵀA_gg⁻¹            (1/w)ZᵀA_gg⁻¹Z + c/(1−w)·I]
+// (derived from p(g_n | g_g) p(g_g | u) p(u); the A^gn(A^nn)⁻¹A^ng terms combine into A_gg⁻¹).
+// Applied to V = [V_a; V_u] (animals, SNPs; t columns, already × G0⁻¹) with P = Z V_u and
+// [S1 | S2] = A_gg⁻¹ [V_g | P − V_g] (one A_gg⁻¹ product with 2t columns):
+//   Y_a = A⁻¹V_a,   Y_g += −S1 − S2/w,   Y_u = ZᵀS2/w + c/(1−w) V_u.
+// Per iteration: one Z·Λ and one Zᵀ·Λ̃ (l = t) on the executor, A⁻¹ and A_gg⁻¹ on the CPU.
+// Preconditioner diagonal (an approximation; PCG only needs it positive): A⁻¹_ii, plus
+// (1/w − 1)A^gg_ii for genotyped animals (A^gg_ii ≥ (A_gg⁻¹)_ii), and for SNP j
+// Σ_i z_ij²/w + c/(1−w) (A_gg⁻¹ replaced by I in (ZᵀA_gg⁻¹Z)_jj).
+#include <algorithm>
+
+#include "panoramix/error.hpp"
+#include "panoramix/ops/genotype_gemm.hpp"
+#include "single_step_terms.hpp"
+
+namespace pmx::detail {
+namespace {
+
+class sssnpblup_term final : public genetic_term {
+ public:
+  sssnpblup_term(const executor& exec, const genomic_inputs& in)
+      : in_(in), w_(in.geno->w), c_(in.two_sum_pq), n_(in.ped->size()),
+        kg_(static_cast<int64_t>(in.geno->animals.size())), ks_(in.geno->genotypes.n_variants),
+        t_(in.t), op_(exec, in.geno->genotypes), centring_{in.p, {}} {
+    if (!(w_ > 0 && w_ < 1)) throw input_error("sssnpblup needs 0 < w < 1 (w = " + std::to_string(w_) + ")");
+    stopwatch sw;
+    agg_inv_ = std::make_unique<genotyped_a_inverse>(*in.ped, *in.F, in.geno->animals, in.threads);
+    setup_seconds.emplace_back("A_gg^-1 operator (sparse Cholesky of A^nn)", sw.seconds());
+    notes.push_back("A_gg^-1: A^nn of " + std::to_string(agg_inv_->nongenotyped()) + " animals, factor " +
+                    std::to_string(agg_inv_->factor_nonzeros()) + " nonzeros (" +
+                    (agg_inv_->supernodal() ? "supernodal" : "simplicial") + ")");
+    P_.resize(kg_ * t_);
+    B_.resize(kg_ * 2 * t_);
+    S_.resize(kg_ * 2 * t_);
+  }
+  int64_t extra_rows() const override { return ks_; }
+  void apply(const double* V, double* Y) override {
+    const int t = t_;
+    const auto& g = in_.geno->animals;
+    stopwatch sw;
+    in_.ainv_op->apply(t, V, Y, in_.threads);
+    pedigree_seconds += sw.seconds();
+    sw = stopwatch();
+    gemm(op_, centring_, t, V + n_ * t, t, 0.0, P_.data(), t);  // P = Z V_u
+    genotype_seconds += sw.seconds();
+    sw = stopwatch();
+    for (int64_t i = 0; i < kg_; ++i)
+      for (int c = 0; c < t; ++c) {
+        const double vg = V[g[i] * t + c];
+        B_[i * 2 * t + c] = vg;
+        B_[i * 2 * t + t + c] = P_[i * t + c] - vg;
+      }
+    agg_inv_->apply(2 * t, B_.data(), S_.data());
+    for (int64_t i = 0; i < kg_; ++i)
+      for (int c = 0; c < t; ++c) Y[g[i] * t + c] -= S_[i * 2 * t + c] + S_[i * 2 * t + t + c] / w_;
+    pedigree_seconds += sw.seconds();
+    sw = stopwatch();
+    double* Yu = Y + n_ * t;
+    gemm_transposed(op_, centring_, t, S_.data() + t, 2 * t, 0.0, Yu, t);  // Zᵀ S2
+    const double* Vu = V + n_ * t;
+    const double a = 1 / w_, b = c_ / (1 - w_);
+    for (int64_t j = 0; j < ks_ * t; ++j) Yu[j] = a * Yu[j] + b * Vu[j];
+    genotype_seconds += sw.seconds();
+  }
+  std::vector<double> diagonal() const override {
+    const sparse_symmetric& A = *in_.ainv;
+    std::vector<double> d(n_ + ks_);
+    for (int64_t i = 0; i < n_; ++i) d[i] = A.value[A.row_start[i + 1] - 1];
+    for (int64_t gi : in_.geno->animals) d[gi] += (1 / w_ - 1) * A.value[A.row_start[gi + 1] - 1];
+    for (int64_t j = 0; j < ks_; ++j) d[n_ + j] = in_.sum_z2[j] / w_ + c_ / (1 - w_);
+    return d;
+  }
+
+ private:
+  const genomic_inputs& in_;
+  double w_, c_;
+  int64_t n_, kg_, ks_;
+  int t_;
+  gemm_operand op_;
+  gemm_centring centring_;
+  std::unique_ptr<genotyped_a_inverse> agg_inv_;
+  std::vector<double> P_, B_, S_;
+};
+
+}  // namespace
+
+std::unique_ptr<genetic_term> make_sssnpblup_term(const executor& exec, const genomic_inputs& in) {
+  return std::make_unique<sssnpblup_term>(exec, in);
+}
+
+}  // namespace pmx::detail

@@ -1,0 +1,112 @@
+// Internal pieces of the single-step solver (src/stats/single_step_*.cpp): the records part of
+// the mixed model equations (iteration on data) and the genetic part of each model (H⁻¹ or the
+// ssSNPBLUP Σ⁻¹ applied to a block of t columns).
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "panoramix/breeding_records.hpp"
+#include "panoramix/executor.hpp"
+#include "panoramix/genotyped_a_inverse.hpp"
+#include "panoramix/pedigree.hpp"
+#include "panoramix/single_step.hpp"
+
+namespace pmx::detail {
+
+/// XᵀR⁻¹X, XᵀR⁻¹W, WᵀR⁻¹W and the right-hand side from the records, never formed as matrices
+/// except the fixed-effects block when asked: each product is one pass over the records
+/// ("iteration on data"): e = X_r β + a_animal(r), q = R_r⁻¹ e (observed traits only), then
+/// y_β += X_rᵀ q and y_animal(r) += q.
+class record_equations {
+ public:
+  record_equations(const pedigree& ped, const breeding_records& rec, const variance_components& vc,
+                   int threads);
+  int traits() const { return t_; }
+  int64_t fixed_count() const { return p_; }
+  /// y_beta (p) and y_a (n × t) overwritten with the records part of C·[β; a].
+  void apply(const double* beta, const double* a, double* y_beta, double* y_a) const;
+  /// Right-hand side XᵀR⁻¹y (p) and WᵀR⁻¹y (n × t).
+  void rhs(double* b_beta, double* b_a) const;
+  /// Dense XᵀR⁻¹X (p × p, row-major).
+  std::vector<double> fixed_block() const;
+  /// Per-animal t × t blocks of WᵀR⁻¹W (n · t² values; zeros for animals without records).
+  std::vector<double> animal_blocks() const;
+  /// Estimates on the input scale from the solution β (internal, centred covariates).
+  std::vector<fixed_effect_estimate> estimates(const double* beta) const;
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  int t_ = 1;
+  int64_t n_ = 0, p_ = 0, records_ = 0;
+  int threads_ = 1;
+  std::vector<int64_t> animal_;     // per record (records sorted by animal)
+  std::vector<uint32_t> pattern_;   // per record: bit k set = trait k observed
+  std::vector<double> y_;           // records × t (0 where missing)
+  std::vector<int32_t> level_;      // records × classes: level index
+  std::vector<double> cov_;         // records × covariates (raw)
+  int classes_ = 0, covariates_ = 0;
+  std::vector<int64_t> intercept_col_;           // per trait
+  std::vector<std::vector<int64_t>> class_col_;  // [class][trait · levels + level] → column or −1
+  std::vector<int32_t> reference_;               // [class · t + trait]: reference level
+  std::vector<int64_t> cov_col_;                 // [covariate · t + trait]
+  std::vector<double> cov_mean_;                 // [covariate · t + trait]
+  std::vector<double> rinv_;                     // per pattern index: t × t (zeros off pattern)
+  std::vector<int32_t> pattern_index_;           // per record → rinv_ block
+  std::vector<int64_t> chunk_start_;             // record ranges on animal boundaries
+  mutable std::vector<double> partial_;          // chunks × p accumulators of y_beta
+  std::vector<std::string> class_names_, cov_names_, trait_names_;
+  std::vector<std::vector<std::string>> level_names_;
+  std::vector<std::string> notes_;
+  template <class F>
+  void for_record_columns(int64_t r, int k, F&& f) const;
+};
+
+/// The genetic part: Y = Σ⁻¹ V for V with rows = animals (pedigree order) then any extra unknowns
+/// (ssSNPBLUP's SNP effects), t columns row-major. The solver multiplies by G0⁻¹ before the call.
+class genetic_term {
+ public:
+  virtual ~genetic_term() = default;
+  virtual int64_t extra_rows() const { return 0; }
+  /// Y = Σ⁻¹ V (overwrites Y; (n + extra) × t).
+  virtual void apply(const double* V, double* Y) = 0;
+  /// Diagonal of Σ⁻¹, or a positive approximation of it, for the preconditioner (n + extra).
+  virtual std::vector<double> diagonal() const = 0;
+  double genotype_seconds = 0, pedigree_seconds = 0;  ///< accumulated by apply()
+  std::vector<std::pair<std::string, double>> setup_seconds;
+  std::vector<std::string> notes;
+};
+
+/// What the genomic models share: genotypes, centring, A⁻¹ as an operator, the pedigree.
+struct genomic_inputs {
+  const pedigree* ped = nullptr;
+  const std::vector<double>* F = nullptr;
+  const sparse_symmetric* ainv = nullptr;
+  const sparse_symmetric_operator* ainv_op = nullptr;
+  const single_step_genotypes* geno = nullptr;
+  std::vector<double> p, sum_z2;  ///< centring and Σ_i z_ij² per variant
+  double two_sum_pq = 0;
+  int t = 1;
+  int threads = 1;
+};
+
+std::unique_ptr<genetic_term> make_pblup_term(const sparse_symmetric& ainv,
+                                              const sparse_symmetric_operator& op, int t, int threads);
+std::unique_ptr<genetic_term> make_ssgblup_term(const executor& exec, const genomic_inputs& in);
+std::unique_ptr<genetic_term> make_sssnpblup_term(const executor& exec, const genomic_inputs& in);
+std::unique_ptr<genetic_term> make_ssgtablup_term(const executor& exec, const genomic_inputs& in);
+
+/// Wall time of a piece of work (timing fields, logs).
+class stopwatch {
+ public:
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace pmx::detail
