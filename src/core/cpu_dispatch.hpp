@@ -13,6 +13,12 @@ namespace pmx::kernels::cpu {
 /// The forced instruction set ("" = the best supported); starts as $PMX_CPU_ISA.
 std::string& cpu_isa_override();
 
+/// True when the CPU has AMX-INT8 tiles (with AVX-512 F/BW beside them) and the OS lets this
+/// process use them: Linux hands out the 8 KiB tile state only after arch_prctl(ARCH_REQ_XCOMP_PERM,
+/// XFEATURE_XTILEDATA), which this asks for once (the permission is process-wide, so OpenMP
+/// threads created before or after may use the tiles). Cached after the first call.
+bool amx_int8_usable();
+
 /// The entry of `supported()` (a vector of structs with a `const char* isa`, best first) named
 /// by the override, else the first. Cached per thread and per family until the override changes.
 template <class Kernels, class Supported>

@@ -4,18 +4,25 @@
 // cache-sized memory and the genotype matrix is never inflated whole) and hands it to OpenBLAS
 // dsyrk/dgemm on tiles of the lower triangle: the weights differ per variant, so the product is
 // genuinely floating point, and a tuned GEMM beats a hand-written loop here. The next panel is
-// decoded while the current one is multiplied (one barrier per panel).
+// decoded while the current one is multiplied (one barrier per panel). On CPUs with AMX-INT8,
+// affine tables (centred and scaled dosages, 0 for missing) take the integer route instead
+// (cpu_amx.hpp); PMX_TABLE_CROSSPROD=blas keeps this one.
 #include <cblas.h>
 
 #include <algorithm>
 #include <vector>
 
+#include "core/cpu_dispatch.hpp"
+#include "ops/table_products/cpu_amx.hpp"
 #include "ops/table_products/kernels.hpp"
 
 namespace pmx::kernels::cpu {
 namespace {
 
 inline uint8_t code_at(const uint8_t* row, int64_t i) { return (row[i >> 2] >> (2 * (i & 3))) & 3; }
+
+// Missing-call rate above which "auto" keeps BLAS (measured: see bench/RESULTS.md).
+constexpr double amx_max_missing_rate = 0.05;
 
 // Variants per decoded panel: large enough for dsyrk efficiency, small enough for cache.
 int64_t panel_width(int64_t n) { return std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(n, 1), 128, 512); }
@@ -39,12 +46,36 @@ std::vector<std::vector<int64_t>> missing_by_variant(const variant_major_view& g
   return out;
 }
 
+// The AMX route when it applies (see table_crossprod_route()); false leaves the work to BLAS.
+bool amx_route(const executor& exec, const variant_major_view& g, std::span<const code_table> t, double* C,
+               int64_t ld) {
+  const std::string& route = table_crossprod_route();
+  if (route != "" && route != "auto" && route != "amx" && route != "blas")
+    throw unsupported_error("PMX_TABLE_CROSSPROD=" + route + ": expected auto, amx or blas");
+  if (route == "blas" || !cpu_isa_override().empty() || !amx_int8_usable()) return false;
+  const int64_t n = g.n_samples, k = g.n_variants;
+  // Below a tile row the BLAS route is as fast and avoids the setup.
+  if (route != "amx" && n < 64) return false;
+  affine_plan plan;
+  if (!make_affine_plan(t, plan)) return false;
+  const auto miss = missing_samples(g, exec.threads());
+  if (route != "amx") {
+    // The missing-call terms cost ~n per missing call in FP64; past a few percent BLAS wins.
+    int64_t calls = 0;
+    for (const auto& m : miss) calls += static_cast<int64_t>(m.size());
+    if (calls > amx_max_missing_rate * double(n) * double(k)) return false;
+  }
+  amx_table_crossprod(exec, g, plan, miss, C, ld);
+  return true;
+}
+
 }  // namespace
 
 void table_crossprod(const executor& exec, const variant_major_view& g, std::span<const code_table> t,
                      double* C, int64_t ld) {
   const int64_t n = g.n_samples, k = g.n_variants;
   if (n == 0 || k == 0) return;
+  if (amx_route(exec, g, t, C, ld)) return;
   const int64_t b = panel_width(n), n_panels = (k + b - 1) / b;
   // Two panels: BLAS multiplies one while the next is decoded into the other.
   std::vector<double> Z[2] = {std::vector<double>(static_cast<size_t>(n * b)),

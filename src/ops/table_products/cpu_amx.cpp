@@ -1,0 +1,259 @@
+// AMX-INT8 product of the affine route (cpu_amx.hpp): P_ij = Σ_l w_l y_il y_jl as int8 tile
+// products, plus the rank-one terms h_i + h_j.
+//
+// Layout. B operand (s8, the plain y): tiles of 16 samples × 64 positions in the VNNI order
+// TDPBUSD reads, B[r][4c + t] = y(sample j0 + c, position p0 + 4r + t), stored [sample/16][pos/64]
+// (1 KiB each), built once per call. A operand (u8, y·d_s): for the 32 samples of one row block,
+// the transposes of the same tiles (A[c][4r + t] = B[r][4c + t]) times the digits, built by the
+// thread that owns the block. Each thread owns a 32-row block of C (2 tile rows) and walks its
+// 32-column blocks with 2×2 tiles: 4 int32 accumulators, 2 A and 2 B tiles (all 8 tile registers),
+// one 1 KiB tile load per TDPBUSD. Digit products are scaled into a double block row that is
+// added to C once per call with the rank-one terms.
+#include <immintrin.h>
+
+// GCC 12 warns "__Y may be used uninitialized" inside avx512fintrin.h (GCC bug 105593, a false
+// positive).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "ops/table_products/cpu_amx.hpp"
+
+namespace pmx::kernels::cpu {
+namespace {
+
+constexpr int64_t panel_steps = 32;  // 64-position steps per digit product: ≤ 2048 variants
+
+struct alignas(64) tile_config {
+  uint8_t palette = 1, start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+// GCC 12's tile intrinsics are asm statements that do not tell the compiler which memory they
+// read or write (_tile_loadconfig names only the first 8 bytes of the configuration): without
+// this barrier around them, stores they depend on may be dropped or moved past them.
+inline void memory_barrier() { __asm__ volatile("" ::: "memory"); }
+
+// Tiles 0-3: C (16 × 16 int32); 4-5: A (16 × 64 u8); 6-7: B (16 × 64 s8 in VNNI order).
+__attribute__((target("amx-tile"))) void configure_tiles() {
+  tile_config cfg;
+  for (int t = 0; t < 8; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;
+  memory_barrier();
+  _tile_loadconfig(&cfg);
+  memory_barrier();
+}
+
+__attribute__((target("amx-tile"))) void release_tiles() { _tile_release(); }
+
+// buf[32][32] (int32) = Σ over `steps` 64-position steps of A-pair · B-pair.
+__attribute__((target("amx-tile,amx-int8"))) void tile_product(const uint8_t* a, const int8_t* b0,
+                                                               const int8_t* b1, int64_t steps, int32_t* buf) {
+  memory_barrier();
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (int64_t s = 0; s < steps; ++s) {
+    _tile_loadd(4, a + s * 2048, 64);
+    _tile_loadd(6, b0 + s * 1024, 64);
+    _tile_dpbusd(0, 4, 6);
+    _tile_loadd(7, b1 + s * 1024, 64);
+    _tile_dpbusd(1, 4, 7);
+    _tile_loadd(5, a + s * 2048 + 1024, 64);
+    _tile_dpbusd(2, 5, 6);
+    _tile_dpbusd(3, 5, 7);
+  }
+  _tile_stored(0, buf, 128);
+  _tile_stored(1, buf + 16, 128);
+  _tile_stored(2, buf + 512, 128);
+  _tile_stored(3, buf + 528, 128);
+  memory_barrier();
+}
+
+// acc[r * stride + c] += scale · buf[r][c] for a 32 × 32 block.
+__attribute__((target("avx512f"))) void add_scaled(const int32_t* buf, double scale, double* acc, int64_t stride) {
+  const __m512d sc = _mm512_set1_pd(scale);
+  for (int r = 0; r < 32; ++r)
+    for (int c = 0; c < 32; c += 8) {
+      const __m512d x = _mm512_cvtepi32_pd(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(buf + r * 32 + c)));
+      _mm512_storeu_pd(acc + r * stride + c, _mm512_fmadd_pd(x, sc, _mm512_loadu_pd(acc + r * stride + c)));
+    }
+}
+
+// dst = src transposed as 16 × 16 u32 words and multiplied bytewise by the 64 digits d (y ≤ 2,
+// d ≤ 127: y·d ≤ 254 fits u8).
+__attribute__((target("avx512f,avx512bw"))) void a_tile(const uint8_t* src, const uint8_t* d, int slices,
+                                                         int64_t slice_stride, int64_t digit_stride, uint8_t* dst) {
+  alignas(64) uint32_t t[256];
+  const auto* s32 = reinterpret_cast<const uint32_t*>(src);
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 16; ++c) t[c * 16 + r] = s32[r * 16 + c];
+  const __m512i one = _mm512_set1_epi8(1), two = _mm512_set1_epi8(2);
+  for (int s = 0; s < slices; ++s) {
+    const __m512i dv = _mm512_loadu_si512(d + s * digit_stride);
+    const __m512i d2 = _mm512_add_epi8(dv, dv);
+    for (int c = 0; c < 16; ++c) {
+      const __m512i y = _mm512_load_si512(t + c * 16);
+      __m512i r = _mm512_maskz_mov_epi8(_mm512_test_epi8_mask(y, one), dv);
+      r = _mm512_mask_mov_epi8(r, _mm512_test_epi8_mask(y, two), d2);
+      _mm512_storeu_si512(dst + s * slice_stride + c * 64, r);
+    }
+  }
+}
+
+// y of the 4 calls in a .bed byte, as 4 bytes, for y = A1 count (flip 0) or A2 count (flip 1).
+struct byte_tables {
+  uint32_t y[2][256];
+  byte_tables() {
+    constexpr uint8_t by_code[2][4] = {{2, 0, 1, 0}, {0, 0, 1, 2}};
+    for (int f = 0; f < 2; ++f)
+      for (int b = 0; b < 256; ++b) {
+        uint32_t v = 0;
+        for (int c = 0; c < 4; ++c) v |= uint32_t{by_code[f][(b >> (2 * c)) & 3]} << (8 * c);
+        y[f][b] = v;
+      }
+  }
+};
+
+// (offset in C, value) of the lower-triangle entries whose samples share no called variant.
+std::vector<std::pair<int64_t, double>> entries_without_joint_calls(const variant_major_view& g,
+                                                                    const std::vector<std::vector<int64_t>>& miss,
+                                                                    const double* C, int64_t ld) {
+  const int64_t n = g.n_samples, k = g.n_variants;
+  std::vector<int64_t> m(static_cast<size_t>(n), 0);
+  for (const auto& list : miss)
+    for (int64_t i : list) ++m[i];
+  std::vector<std::pair<int64_t, double>> keep;
+  std::vector<std::vector<int64_t>> by_sample;
+  std::vector<uint8_t> mark;
+  for (int64_t c = 0; c < n; ++c) {
+    if (2 * m[c] < k) continue;
+    if (by_sample.empty()) {
+      by_sample.resize(static_cast<size_t>(n));
+      for (int64_t l = 0; l < k; ++l)
+        for (int64_t i : miss[l]) by_sample[i].push_back(l);
+      mark.assign(static_cast<size_t>(k), 0);
+    }
+    for (int64_t l : by_sample[c]) mark[l] = 1;
+    for (int64_t j = 0; j < n; ++j) {
+      if (2 * m[j] >= k && j > c) continue;  // that pair is found from j
+      int64_t both = 0;
+      for (int64_t l : by_sample[j]) both += mark[l];
+      if (k - m[c] - m[j] + both == 0) {
+        const int64_t at = std::max(c, j) * ld + std::min(c, j);
+        keep.emplace_back(at, C[at]);
+      }
+    }
+    for (int64_t l : by_sample[c]) mark[l] = 0;
+  }
+  return keep;
+}
+
+}  // namespace
+
+void amx_table_crossprod(const executor& exec, const variant_major_view& g, const affine_plan& plan,
+                         const std::vector<std::vector<int64_t>>& miss, double* C, int64_t ld) {
+  const int64_t n = g.n_samples, np = plan.positions(), steps = np / 64;
+  const int64_t n_pad = (n + 31) / 32 * 32, groups16 = n_pad / 16, blocks = n_pad / 32;
+  const int threads = exec.threads();
+  static const byte_tables tables;
+
+  // Pairs with no jointly called variant must get exactly 0 (the GRM divides by that count and
+  // reports 0/0 = nan, as PLINK does); the expansion would leave rounding residue, so their
+  // entries are saved and put back. Only samples missing in at least half the block can be in
+  // such a pair (k − m_i − m_j + both = 0 needs m_i + m_j >= k).
+  std::vector<std::pair<int64_t, double>> keep = entries_without_joint_calls(g, miss, C, ld);
+
+  // h_i = Σ_l v_l y_il − Σ_{l∈miss(i)} α_l² + ½ Σ_l α_l²  (u accumulates while B is built).
+  std::vector<double> h(static_cast<size_t>(n_pad), 0.5 * plan.alpha2_sum);
+  for (int64_t l = 0; l < g.n_variants; ++l)
+    for (int64_t i : miss[l]) h[i] -= plan.alpha[l] * plan.alpha[l];
+
+  // B tiles, [sample group of 16][step] (np positions = steps × 64).
+  std::vector<int8_t> B(static_cast<size_t>(n_pad * np));
+  const int64_t valid_bytes = (n + 3) / 4;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+  for (int64_t jg = 0; jg < groups16; ++jg) {
+    const int64_t j0 = 16 * jg;
+    double u[16] = {};
+    for (int64_t st = 0; st < steps; ++st) {
+      auto* tile = reinterpret_cast<uint8_t*>(B.data() + (jg * steps + st) * 1024);
+      std::memset(tile, 0, 1024);
+      for (int64_t tp = 0; tp < 64; ++tp) {
+        const int64_t l = plan.variant_at[st * 64 + tp];
+        if (l < 0) continue;
+        const uint8_t* row = g.row(l);
+        const double v = plan.alpha[l] * plan.beta[l];
+        const uint32_t* yt = tables.y[plan.flip[l]];
+        uint8_t* out = tile + (tp / 4) * 64 + (tp % 4);
+        for (int64_t b = 0; b < 4; ++b) {
+          const int64_t byte = j0 / 4 + b;
+          if (byte >= valid_bytes) break;
+          uint32_t y4 = yt[row[byte]];
+          const int64_t left = n - 4 * byte;  // calls of this byte that are samples
+          if (left < 4) y4 &= (uint32_t{1} << (8 * left)) - 1;
+          for (int c = 0; c < 4; ++c) {
+            const uint32_t y = (y4 >> (8 * c)) & 255;
+            out[(4 * b + c) * 4] = static_cast<uint8_t>(y);
+            u[4 * b + c] += v * y;
+          }
+        }
+      }
+    }
+    for (int c = 0; c < 16; ++c) h[j0 + c] += u[c];
+  }
+
+  // Row blocks, largest first (block b multiplies b + 1 column blocks).
+#pragma omp parallel num_threads(threads)
+  {
+    configure_tiles();
+    const int max_slices = affine_plan::max_slices;
+    std::vector<uint8_t> A_store(static_cast<size_t>(max_slices * panel_steps * 2048 + 64));
+    auto* A = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(A_store.data()) + 63) & ~uintptr_t{63});
+    std::vector<double> acc(static_cast<size_t>(32 * n_pad));
+    alignas(64) int32_t buf[1024];
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t bi = 0; bi < blocks; ++bi) {
+      const int64_t ib = blocks - 1 - bi, i0 = 32 * ib, cols = i0 + 32;
+      for (int64_t r = 0; r < 32; ++r) std::fill_n(acc.data() + r * n_pad, cols, 0.0);
+      for (const auto& gr : plan.groups)
+        for (int64_t s0 = gr.begin / 64; s0 < gr.end / 64; s0 += panel_steps) {
+          const int64_t ps = std::min(panel_steps, gr.end / 64 - s0);
+          // A[slice][step][tile 0/1][16 × 64]
+          for (int64_t st = 0; st < ps; ++st)
+            for (int t = 0; t < 2; ++t)
+              a_tile(reinterpret_cast<const uint8_t*>(B.data() + ((2 * ib + t) * steps + s0 + st) * 1024),
+                     plan.digits.data() + (s0 + st) * 64, gr.slices, ps * 2048, np,
+                     A + st * 2048 + t * 1024);
+          for (int64_t jb = 0; jb <= ib; ++jb) {
+            const int8_t* b0 = B.data() + (2 * jb * steps + s0) * 1024;
+            const int8_t* b1 = b0 + steps * 1024;
+            for (int s = 0; s < gr.slices; ++s) {
+              tile_product(A + s * ps * 2048, b0, b1, ps, buf);
+              add_scaled(buf, std::ldexp(1.0, gr.scale_exp + 7 * s), acc.data() + 32 * jb, n_pad);
+            }
+          }
+        }
+      for (int64_t r = 0; r < 32 && i0 + r < n; ++r) {
+        const int64_t i = i0 + r;
+        const double* a = acc.data() + r * n_pad;
+        double* c = C + i * ld;
+        const double hi = h[i];
+        for (int64_t j = 0; j <= i; ++j) c[j] += a[j] + hi + h[j];
+      }
+    }
+    release_tiles();
+  }
+  bool any = false;
+  for (const auto& m : miss) any = any || !m.empty();
+  if (any) amx_missing_terms(exec, g, plan, miss, C, ld);
+  for (const auto& [at, value] : keep) C[at] = value;
+}
+
+}  // namespace pmx::kernels::cpu
