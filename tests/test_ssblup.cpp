@@ -17,6 +17,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "panoramix/breeding_records.hpp"
@@ -96,53 +97,86 @@ oracle_solution dense_mme_solve(const pedigree& ped, const breeding_records& rec
     for (int v = 0; v < nv; ++v) vcol[k][v] = p++;
   }
   const int64_t N = p + n * t;
-  std::vector<double> C(N * N, 0.0), b(N, 0.0);
   // G0⁻¹
   std::vector<double> G0 = vc.genetic, G0inv(t * t, 0.0);
   for (int i = 0; i < t; ++i) G0inv[i * t + i] = 1;
   cholesky_solve(executor(backend::cpu), t, G0.data(), t, t, G0inv.data(), t);
+  // R_r⁻¹ of each record's observed traits
+  std::vector<std::vector<int>> obs(R);
+  std::vector<std::vector<double>> Rinv(R);
   for (int64_t r = 0; r < R; ++r) {
-    std::vector<int> obs;
     for (int k = 0; k < t; ++k)
-      if (!std::isnan(rec.y[r * t + k])) obs.push_back(k);
-    const int m = static_cast<int>(obs.size());
-    std::vector<double> Rs(m * m), Ri(m * m, 0.0);
+      if (!std::isnan(rec.y[r * t + k])) obs[r].push_back(k);
+    const int m = static_cast<int>(obs[r].size());
+    std::vector<double> Rs(m * m);
+    Rinv[r].assign(m * m, 0.0);
     for (int a = 0; a < m; ++a) {
-      Ri[a * m + a] = 1;
-      for (int c = 0; c < m; ++c) Rs[a * m + c] = vc.residual[obs[a] * t + obs[c]];
+      Rinv[r][a * m + a] = 1;
+      for (int c = 0; c < m; ++c) Rs[a * m + c] = vc.residual[obs[r][a] * t + obs[r][c]];
     }
-    cholesky_solve(executor(backend::cpu), m, Rs.data(), m, m, Ri.data(), m);
-    // sparse rows of [X W] for each observed trait
-    std::vector<std::vector<std::pair<int64_t, double>>> rows(m);
-    const int64_t animal = ped.index(rec.id[r]);
-    for (int a = 0; a < m; ++a) {
-      const int k = obs[a];
-      rows[a].push_back({icol[k], 1.0});
-      for (int c = 0; c < nc; ++c) {
-        auto it = col[k][c].find(rec.level[c][r]);
-        if (it != col[k][c].end()) rows[a].push_back({it->second, 1.0});
-      }
-      for (int v = 0; v < nv; ++v) rows[a].push_back({vcol[k][v], rec.covariate[v][r]});
-      rows[a].push_back({p + animal * t + k, 1.0});
-    }
-    for (int a = 0; a < m; ++a)
-      for (int c = 0; c < m; ++c) {
-        const double w = Ri[a * m + c];
-        for (auto [i, xi] : rows[a]) {
-          b[i] += xi * w * rec.y[r * t + obs[c]];
-          for (auto [j, xj] : rows[c]) C[i * N + j] += xi * w * xj;
-        }
-      }
+    cholesky_solve(executor(backend::cpu), m, Rs.data(), m, m, Rinv[r].data(), m);
   }
-  // b was accumulated once per (a, c) pair: b_i = Σ_a Σ_c x_ai R⁻¹_ac y_c. (as above)
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      const double h = Hinv[i * n + j];
-      if (h == 0) continue;
-      for (int a = 0; a < t; ++a)
-        for (int c = 0; c < t; ++c) C[(p + i * t + a) * N + p + j * t + c] += h * G0inv[a * t + c];
+  // Calls f(i, j, value) for every term of C (duplicates add up) and g(i, value) for every term
+  // of the right-hand side: the same pass fills the dense C and, later, computes residuals.
+  auto terms = [&](auto&& f, auto&& g) {
+    for (int64_t r = 0; r < R; ++r) {
+      const int m = static_cast<int>(obs[r].size());
+      std::vector<std::vector<std::pair<int64_t, double>>> rows(m);  // sparse rows of [X W]
+      const int64_t animal = ped.index(rec.id[r]);
+      for (int a = 0; a < m; ++a) {
+        const int k = obs[r][a];
+        rows[a].push_back({icol[k], 1.0});
+        for (int c = 0; c < nc; ++c) {
+          auto it = col[k][c].find(rec.level[c][r]);
+          if (it != col[k][c].end()) rows[a].push_back({it->second, 1.0});
+        }
+        for (int v = 0; v < nv; ++v) rows[a].push_back({vcol[k][v], rec.covariate[v][r]});
+        rows[a].push_back({p + animal * t + k, 1.0});
+      }
+      for (int a = 0; a < m; ++a)
+        for (int c = 0; c < m; ++c) {
+          const double w = Rinv[r][a * m + c];
+          for (auto [i, xi] : rows[a]) {
+            g(i, xi * w * rec.y[r * t + obs[r][c]]);
+            for (auto [j, xj] : rows[c]) f(i, j, xi * w * xj);
+          }
+        }
     }
-  cholesky_solve(executor(backend::cpu), N, C.data(), N, 1, b.data(), N);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const double h = Hinv[i * n + j];
+        if (h == 0) continue;
+        for (int a = 0; a < t; ++a)
+          for (int c = 0; c < t; ++c) f(p + i * t + a, p + j * t + c, h * G0inv[a * t + c]);
+      }
+  };
+  std::vector<double> b(N, 0.0);
+  std::vector<long double> rhs(N, 0.0L);
+  std::vector<double> F(N * N, 0.0);
+  terms([&](int64_t i, int64_t j, double v) { F[i * N + j] += v; },
+        [&](int64_t i, double v) { rhs[i] += v; });
+  for (int64_t i = 0; i < N; ++i) b[i] = static_cast<double>(rhs[i]);
+  // Dense Cholesky (LAPACK); the cpu backend leaves L in the lower triangle (column-major: L(i, j)
+  // at F[i + j·N]), reused for two steps of iterative refinement with residuals in long double
+  // (the factorisation alone loses digits to the conditioning of raw-scale data).
+  cholesky_solve(executor(backend::cpu), N, F.data(), N, 1, b.data(), N);
+  for (int step = 0; step < 2; ++step) {
+    std::vector<long double> res(rhs);
+    terms([&](int64_t i, int64_t j, double v) { res[i] -= static_cast<long double>(v) * b[j]; },
+          [](int64_t, double) {});
+    std::vector<double> d(N);
+    for (int64_t i = 0; i < N; ++i) {  // L y = res
+      long double s = res[i];
+      for (int64_t j = 0; j < i; ++j) s -= static_cast<long double>(F[i + j * N]) * d[j];
+      d[i] = static_cast<double>(s / F[i + i * N]);
+    }
+    for (int64_t i = N - 1; i >= 0; --i) {  // Lᵀ x = y
+      long double s = d[i];
+      for (int64_t j = i + 1; j < N; ++j) s -= static_cast<long double>(F[j + i * N]) * d[j];
+      d[i] = static_cast<double>(s / F[i + i * N]);
+    }
+    for (int64_t i = 0; i < N; ++i) b[i] += d[i];
+  }
   oracle_solution s;
   s.beta.assign(b.begin(), b.begin() + p);
   s.ebv.assign(b.begin() + p, b.end());
@@ -456,5 +490,108 @@ TEST(SsblupErrors, ConfoundedFixedEffects) {
   expect_error([&] { solve(d, single_step_model::pblup, 1e-12); }, {"fixed effects are not estimable"});
 }
 
+// ---------------------------------------------------------------- the command line
+namespace cli {
+
+std::string slurp(const std::string& path) { return test::read_text(path); }
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::vector<std::string> v;
+  std::ifstream in(path);
+  for (std::string l; std::getline(in, l);) v.push_back(l);
+  return v;
+}
+
+// Column `c` (1-based) of every data line of a tab-separated output.
+std::vector<double> column(const std::string& path, int c) {
+  std::vector<double> v;
+  auto ls = lines_of(path);
+  for (size_t i = 1; i < ls.size(); ++i) {
+    std::stringstream ss(ls[i]);
+    std::string f;
+    for (int k = 0; k < c; ++k) std::getline(ss, f, '\t');
+    v.push_back(std::stod(f));
+  }
+  return v;
+}
+
+const std::string& simulated_files() {
+  static const std::string prefix = [] {
+    const std::string p = test::work().path("clisim");
+    EXPECT_EQ(test::panoramix("simulate-pedigree --animals 1500 --founders 150 --genotyped 300 --variants 800 "
+                              "--h2 0.3,0.4,0.2 --herds 8 --seed 5 --out " + p, p + ".simlog"), 0);
+    return p;
+  }();
+  return prefix;
+}
+
+std::string ssblup_args(const std::string& sim, const std::string& model, const std::string& out) {
+  return "ssblup --ped " + sim + ".ped --bfile " + sim + " --pheno " + sim + ".pheno --traits trait1,trait2,trait3 "
+         "--class herd,lact --covar dim --vc " + sim + ".vc --model " + model + " --w 0.2 --tol 1e-20 --threads 2 "
+         "--out " + out;
+}
+
+TEST(SsblupCli, WritesOutputsAndLogAndModelsAgree) {
+  const std::string sim = simulated_files();
+  const std::string a = test::work().path("cli_snp"), b = test::work().path("cli_gblup");
+  ASSERT_EQ(test::panoramix(ssblup_args(sim, "sssnpblup", a), a + ".out"), 0) << slurp(a + ".out");
+  ASSERT_EQ(test::panoramix(ssblup_args(sim, "ssgblup", b), b + ".out"), 0) << slurp(b + ".out");
+  for (const char* ext : {".sol", ".ebv", ".snp", ".iter", ".log"})
+    EXPECT_TRUE(std::filesystem::exists(a + ext)) << a + ext;
+  EXPECT_FALSE(std::filesystem::exists(b + ".snp"));
+  const auto ebv = lines_of(a + ".ebv");
+  EXPECT_EQ(ebv.front(), "ID\ttrait1\ttrait2\ttrait3");
+  EXPECT_EQ(ebv.size(), 1501u);
+  EXPECT_EQ(lines_of(a + ".snp").size(), 801u);
+  EXPECT_EQ(lines_of(a + ".sol").front(), "effect\tlevel\ttrait\tvalue");
+  EXPECT_NE(slurp(a + ".log").find("converged"), std::string::npos);
+  for (int c = 2; c <= 4; ++c) EXPECT_LE(rel_diff(column(a + ".ebv", c), column(b + ".ebv", c)), 1e-6) << "trait " << c - 1;
+}
+
+TEST(SsblupCli, InputErrors) {
+  const std::string sim = simulated_files();
+  const std::string o = test::work().path("cli_err");
+  auto fails_with = [&](const std::string& args, const std::string& text) {
+    EXPECT_EQ(test::panoramix(args, o + ".err"), 2) << args;  // 2: input error
+    const std::string msg = slurp(o + ".err");
+    EXPECT_NE(msg.find(text), std::string::npos) << msg;
+  };
+  std::string args = ssblup_args(sim, "ssgblup", o);
+  // unknown trait / class column
+  fails_with(std::string(args).replace(args.find("trait3"), 6, "trait9"), "no trait column 'trait9'");
+  fails_with(std::string(args).replace(args.find("herd,lact"), 9, "herd,parity"), "no class column 'parity'");
+  // VC of the wrong size and not positive definite
+  const std::string vc1 = test::work().path("vc1.txt"), vc2 = test::work().path("vc2.txt");
+  std::ofstream(vc1) << "genetic\n1\nresidual\n2\n";
+  std::ofstream(vc2) << "genetic\n1 0 0\n0 1 2\n0 2 1\nresidual\n1 0 0\n0 1 0\n0 0 1\n";
+  fails_with(std::string(args).replace(args.find(sim + ".vc"), sim.size() + 3, vc1), "expected 3 numbers");
+  fails_with(std::string(args).replace(args.find(sim + ".vc"), sim.size() + 3, vc2), "not positive definite");
+  // a record of an animal not in the pedigree
+  const std::string ph = test::work().path("extra.pheno");
+  {
+    std::ofstream out(ph);
+    out << slurp(sim + ".pheno") << "Z999 1 1 100 1.0 NA NA\n";
+  }
+  fails_with(std::string(args).replace(args.find(sim + ".pheno"), sim.size() + 6, ph), "'Z999' has a record but is not in the pedigree");
+  // a genotyped animal not in the pedigree: the first .fam sample renamed
+  const std::string geno = test::work().path("ghost");
+  std::filesystem::copy_file(sim + ".bed", geno + ".bed", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(sim + ".bim", geno + ".bim", std::filesystem::copy_options::overwrite_existing);
+  {
+    std::ofstream out(geno + ".fam");
+    bool first = true;
+    for (const auto& l : lines_of(sim + ".fam")) {
+      out << (first ? "GHOST1 GHOST1" + l.substr(l.find(' ', l.find(' ') + 1)) : l) << "\n";
+      first = false;
+    }
+  }
+  const std::string last = "GHOST1";
+  const std::string short_args = std::string(args).replace(args.find("--bfile " + sim), sim.size() + 8, "--bfile " + geno);
+  fails_with(short_args, "genotyped animal(s) not in the pedigree (" + last);
+  EXPECT_EQ(test::panoramix(short_args + " --allow-unpedigreed", o + ".err"), 0) << slurp(o + ".err");
+  EXPECT_NE(slurp(o + ".log").find("added to the pedigree as founders (" + last), std::string::npos);
+}
+
+}  // namespace cli
 }  // namespace
 }  // namespace pmx
