@@ -63,7 +63,7 @@ class cholesky_evaluator final : public h2_evaluator {
     e.gram[0] = gram(n_, q_, A_.data(), S1.data());
     e.gram[1] = gram(n_, q_, S1.data(), S1.data());
     if (detail == h2_detail::information) {
-      // Aᵀ H⁻³ A = S1ᵀ H⁻¹ S1: a second factorisation (the op does not keep the factor).
+      // Aᵀ H⁻³ A = S1ᵀ H⁻¹ S1: a second solve at the same shift (cuda keeps the factor; cpu refactorises).
       std::vector<double> S2(S1);
       factor_solve(h2, q_, S2.data());
       e.gram[2] = gram(n_, q_, S1.data(), S2.data());
