@@ -316,7 +316,7 @@ single_step_solution solve(const dataset& d, single_step_model m, double tol, do
 
 // ---------------------------------------------------------------- pblup vs dense
 void expect_pblup_equals_dense(const dataset& d, double tol_rel) {
-  const auto s = solve(d, single_step_model::pblup, 1e-24);
+  const auto s = solve(d, single_step_model::pblup, 1e-30);
   const auto o = dense_mme_solve(d.ped, d.rec, d.vc, dense_ainv(d.ped));
   const double e = rel_diff(s.ebv, o.ebv), f = rel_diff(estimated_betas(s), o.beta);
   EXPECT_LE(e, tol_rel) << "EBV";

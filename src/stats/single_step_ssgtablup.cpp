@@ -7,13 +7,14 @@
 // (dense_linalg on the executor): O(k_snp · (n_g k_snp + A_gg⁻¹ solve)) + O(k_snp³).
 // Per iteration, with V_g the genotyped rows (× G0⁻¹): S1 = A_gg⁻¹V_g, W = C⁻¹(ZᵀS1),
 // S2 = A_gg⁻¹(ZW), Y = A⁻¹V, Y_g += (1/w − 1)S1 − S2/w²: one Z·Λ and one Zᵀ·Λ̃ (l = t), two
-// A_gg⁻¹ products, one dense k_snp² · t product (host BLAS).
+// A_gg⁻¹ products, one dense k_snp² · t product (C⁻¹ resident: device DGEMM on cuda, dsymm on cpu).
 // Preconditioner diagonal: A⁻¹_ii (the genomic correction is left out; PCG needs only an SPD M).
 #include <algorithm>
 
 #include "panoramix/error.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
+#include "panoramix/ops/shifted_solve.hpp"
 #include "single_step_terms.hpp"
 
 namespace pmx::detail {
@@ -68,12 +69,18 @@ class ssgtablup_term final : public genetic_term {
     }
     setup_seconds.emplace_back("C^-1 (dense Cholesky, " + std::to_string(ks_) + " x " + std::to_string(ks_) + ")",
                                sw.seconds());
+    // C⁻¹ as a resident operand: on cuda uploaded once, each product a device DGEMM with only the
+    // k × t blocks crossing the bus; on cpu BLAS dsymm on the host copy.
+    Cinv_op_ = std::make_unique<shifted_operand>(dense_exec, ks_, Cinv_.data(), ks_);
+    if (exec.kind() == backend::cuda) std::vector<double>().swap(Cinv_);
     Vg_.resize(kg_ * t_);
     S1_.resize(kg_ * t_);
     S2_.resize(kg_ * t_);
     P_.resize(kg_ * t_);
     W1_.resize(ks_ * t_);
     W2_.resize(ks_ * t_);
+    Wc_.resize(ks_ * t_);
+    Wc2_.resize(ks_ * t_);
   }
   void apply(const double* V, double* Y) override {
     const int t = t_;
@@ -85,8 +92,12 @@ class ssgtablup_term final : public genetic_term {
     pedigree_seconds += sw.seconds();
     sw = stopwatch();
     gemm_transposed(op_, centring_, t, S1_.data(), t, 0.0, W1_.data(), t);
-    // Row-major W2 (k × t) = C⁻¹ W1  ⇔  column-major W2ᵀ = W1ᵀ C⁻¹ (C⁻¹ symmetric).
-    dense_gemm(host_, false, false, t, ks_, ks_, 1.0, W1_.data(), t, Cinv_.data(), ks_, 0.0, W2_.data(), t);
+    // W2 = C⁻¹ W1 needs column-major k × t blocks; W1/W2 are row-major k × t: transpose around.
+    for (int64_t j = 0; j < ks_; ++j)
+      for (int c = 0; c < t; ++c) Wc_[c * ks_ + j] = W1_[j * t + c];
+    shifted_multiply(*Cinv_op_, 1.0, 0.0, t, Wc_.data(), ks_, Wc2_.data(), ks_);
+    for (int64_t j = 0; j < ks_; ++j)
+      for (int c = 0; c < t; ++c) W2_[j * t + c] = Wc2_[c * ks_ + j];
     gemm(op_, centring_, t, W2_.data(), t, 0.0, P_.data(), t);
     genotype_seconds += sw.seconds();
     sw = stopwatch();
@@ -112,7 +123,8 @@ class ssgtablup_term final : public genetic_term {
   gemm_operand op_;
   gemm_centring centring_;
   std::unique_ptr<genotyped_a_inverse> agg_inv_;
-  std::vector<double> Cinv_, Vg_, S1_, S2_, P_, W1_, W2_;
+  std::vector<double> Cinv_, Vg_, S1_, S2_, P_, W1_, W2_, Wc_, Wc2_;
+  std::unique_ptr<shifted_operand> Cinv_op_;
 };
 
 }  // namespace
