@@ -285,6 +285,64 @@ TEST(Pedigree, InbreedingDoesNotDependOnThreadsOrRecordOrder) {
   }
 }
 
+// Deep pedigrees, where Colleau's method on the sire's and mates' ancestors replaced the
+// per-family tracing: every method against the diagonal of the tabular A.
+void expect_inbreeding_matches_tabular(const pedigree& ped) {
+  const int64_t n = ped.size();
+  const auto A = relationship_matrix(ped);
+  for (auto method : {inbreeding_method::automatic, inbreeding_method::meuwissen_luo,
+                      inbreeding_method::colleau}) {
+    for (int threads : {1, 3}) {
+      const auto F = inbreeding(ped, threads, method);
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_NEAR(F[i], A[i * n + i] - 1.0, 1e-12)
+            << "animal " << i << ", method " << static_cast<int>(method) << ", " << threads
+            << " threads";
+    }
+  }
+}
+
+TEST(Pedigree, InbreedingOfDeepPedigreesAndMatingsWithAncestors) {
+  {
+    // 60 generations of 24 animals (12 sires, 12 dams), parents from the previous generation,
+    // now and then a dam from two generations back: depth 60, F up to ~0.65.
+    std::mt19937_64 rng(4);
+    const int64_t per = 24, gens = 60;
+    std::vector<int64_t> sire(per * gens, -1), dam(per * gens, -1);
+    for (int64_t g = 1; g < gens; ++g)
+      for (int64_t a = 0; a < per; ++a) {
+        const int64_t i = g * per + a;
+        const int64_t back = (g >= 2 && rng() % 5 == 0) ? 2 : 1;
+        sire[i] = (g - 1) * per + 2 * static_cast<int64_t>(rng() % (per / 2)) + 1;
+        dam[i] = (g - back) * per + 2 * static_cast<int64_t>(rng() % (per / 2));
+        if (rng() % 50 == 0) dam[i] = -1;
+      }
+    const pedigree ped = pedigree::from_indices(sire, dam);
+    const auto F = inbreeding(ped);
+    EXPECT_GT(*std::max_element(F.begin(), F.end()), 0.5);
+    expect_inbreeding_matches_tabular(ped);
+  }
+  {
+    // One sire line mated back to its own dam, daughters and granddaughters (mates among the
+    // sire's ancestors and descendants), and a chain of depth 300 (depth ≈ animals).
+    std::vector<int64_t> sire = {-1, -1}, dam = {-1, -1};
+    auto add = [&](int64_t s, int64_t d) {
+      sire.push_back(s);
+      dam.push_back(d);
+      return static_cast<int64_t>(sire.size()) - 1;
+    };
+    int64_t s = add(0, 1), d = 1;  // s: son of 0 and 1
+    for (int g = 0; g < 300; ++g) {
+      const int64_t daughter = add(s, d);  // s × its dam (g = 0), then × its daughter
+      const int64_t son = add(s, daughter);
+      add(son, d);  // the son × his grandmother
+      d = daughter;
+      s = son;
+    }
+    expect_inbreeding_matches_tabular(pedigree::from_indices(sire, dam));
+  }
+}
+
 TEST(Pedigree, RelationshipMatrixOfSubsetIsTheSubmatrix) {
   const pedigree ped = pedigree::from_records(random_records(200, 10, 30, 0.1, 5, false), "r");
   const auto A = relationship_matrix(ped);

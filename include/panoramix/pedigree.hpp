@@ -92,23 +92,25 @@ pedigree read_pedigree_file(const std::string& path,
 bool is_unknown_parent(std::string_view field);
 
 enum class inbreeding_method {
-  /// Per sire, the one a cost bound says is cheaper: Colleau when 4 × families × min(2^(depth+1),
-  /// n) exceeds the sire's index plus its youngest mate's (the scans' bound), else Meuwissen & Luo.
+  /// Colleau's method (below) for every sire: it never visits more animals than tracing each
+  /// family's ancestors would.
   automatic,
   /// Meuwissen & Luo (1992): for each full-sib family the ancestors are traced once, from the
   /// youngest down, accumulating the row of L in A = L D Lᵀ; F_i = Σ_j L_ij² D_j − 1.
   /// O(a log a) per family with a ancestors: fast on shallow pedigrees, slow on deep ones.
   meuwissen_luo,
-  /// Colleau (2002): per sire s, its row of A = T D Tᵀ by a linear scan up from s to its oldest
-  /// ancestor lo (Tᵀe_s) and one down from lo to its youngest mate hi (T D Tᵀe_s), giving a_sd,
-  /// hence F = a_sd/2, for all its mates d at once: O(s − lo + hi − lo) per sire, whatever the
-  /// depth: fast for sires of many progeny, slow for many sires of few.
+  /// Colleau (2002) on the sire's and its mates' ancestors only (Sargolzaei, Iwaisaki & Colleau
+  /// 2005): per sire s, U = s, its mates and all their ancestors, ordered by depth; its row of
+  /// A = T D Tᵀ by one pass up U from s (Tᵀe_s) and one down (T D Tᵀe_s), giving a_sd, hence
+  /// F = a_sd/2, for all its mates d at once: O(|U|) per sire, whatever the numbering; |U| is at
+  /// most the sum of its families' ancestor counts and saturates with depth.
   colleau,
 };
 
 /// Inbreeding coefficients F (n values, renumbered order), exact (see inbreeding_method). The
 /// animals of one depth (longest path to a founder) are independent; their sires run in parallel
-/// over `threads` (0 = all), each thread holding two n-vectors of doubles. The result does not
+/// over `threads` (0 = all), each thread holding two n-vectors of doubles and one of 32-bit
+/// marks. The result does not
 /// depend on `threads`.
 std::vector<double> inbreeding(const pedigree& ped, int threads = 0,
                                inbreeding_method method = inbreeding_method::automatic);

@@ -1,8 +1,11 @@
-// Inbreeding coefficients by Meuwissen & Luo (1992) or Colleau (2002) per sire, parallel over the
-// sires of animals of equal depth.
+// Inbreeding coefficients by Colleau (2002) on each sire's reduced pedigree (Sargolzaei, Iwaisaki
+// & Colleau 2005) or Meuwissen & Luo (1992) per family, parallel over the sires of one depth.
+// Internally the animals are renumbered by depth (longest path to a founder), so that every
+// ancestor set walked in topological order is walked in increasing memory order.
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "panoramix/pedigree.hpp"
@@ -21,46 +24,77 @@ std::vector<double> mendelian_variances(const pedigree& ped, const std::vector<d
   return D;
 }
 
-std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_method method) {
-  const int64_t n = ped.size();
-  const auto& sire = ped.sires();
-  const auto& dam = ped.dams();
-  std::vector<double> F(n, 0.0), D(n, 1.0);
-  if (n == 0) return F;
+namespace {
 
-  // Depth = longest path to a founder. F_i needs D of i's ancestors, which need F of their
-  // parents: all of smaller depth than i, so the animals of one depth are independent.
+constexpr int64_t unknown = pedigree::unknown;
+
+// The pedigree renumbered by depth (stable within a depth): parents still come first, and the
+// animals of one depth, which are independent for inbreeding, are the range level[d]..level[d+1].
+struct depth_ordered {
+  std::vector<int64_t> sire, dam, original;  // in depth order; original: index in the pedigree
+  std::vector<int64_t> level;                // max_depth + 2 offsets
+};
+
+depth_ordered order_by_depth(const pedigree& ped) {
+  const int64_t n = ped.size();
   std::vector<int32_t> depth(n, 0);
   int32_t max_depth = 0;
   for (int64_t i = 0; i < n; ++i) {
     int32_t d = -1;
-    if (sire[i] != pedigree::unknown) d = std::max(d, depth[sire[i]]);
-    if (dam[i] != pedigree::unknown) d = std::max(d, depth[dam[i]]);
+    if (ped.sire(i) != unknown) d = std::max(d, depth[ped.sire(i)]);
+    if (ped.dam(i) != unknown) d = std::max(d, depth[ped.dam(i)]);
     depth[i] = d + 1;
     max_depth = std::max(max_depth, depth[i]);
   }
-  // Animals with a known parent, by depth, full sibs adjacent (sorted by sire, dam): the first
-  // of each full-sib family is traced, the others copy its F.
-  std::vector<int64_t> level_start(max_depth + 2, 0), by_level;
-  for (int64_t i = 0; i < n; ++i)
-    if (depth[i] > 0) ++level_start[depth[i] + 1];
-  for (int32_t d = 0; d <= max_depth; ++d) level_start[d + 1] += level_start[d];
-  by_level.resize(level_start[max_depth + 1]);
-  {
-    std::vector<int64_t> fill(level_start.begin(), level_start.end() - 1);
-    for (int64_t i = 0; i < n; ++i)
-      if (depth[i] > 0) by_level[fill[depth[i]]++] = i;
+  depth_ordered o;
+  o.level.assign(max_depth + 2, 0);
+  for (int64_t i = 0; i < n; ++i) ++o.level[depth[i] + 1];
+  for (int32_t d = 0; d <= max_depth; ++d) o.level[d + 1] += o.level[d];
+  std::vector<int64_t> rank(n), fill(o.level.begin(), o.level.end() - 1);
+  o.original.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    rank[i] = fill[depth[i]]++;
+    o.original[rank[i]] = i;
   }
-  auto both_known = [&](int64_t i) {
-    return sire[i] != pedigree::unknown && dam[i] != pedigree::unknown;
-  };
+  o.sire.resize(n);
+  o.dam.resize(n);
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t i = o.original[r];
+    o.sire[r] = ped.sire(i) == unknown ? unknown : rank[ped.sire(i)];
+    o.dam[r] = ped.dam(i) == unknown ? unknown : rank[ped.dam(i)];
+  }
+  return o;
+}
+
+// Per-thread workspace: L and z (n doubles each, zero between uses), a bit per animal marking
+// the reduced pedigree being collected (zero between uses), and lists.
+struct workspace {
+  std::vector<double> L, z;
+  std::vector<uint64_t> bits;
+  std::vector<int64_t> members, ordered, heap;
+};
+
+}  // namespace
+
+std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_method method) {
+  const int64_t n = ped.size();
+  std::vector<double> F(n, 0.0), D(n, 1.0);  // depth order until the end
+  if (n == 0) return F;
+  const depth_ordered o = order_by_depth(ped);
+  const auto& sire = o.sire;
+  const auto& dam = o.dam;
+  const int32_t max_depth = static_cast<int32_t>(o.level.size()) - 2;
+  auto both_known = [&](int64_t i) { return sire[i] != unknown && dam[i] != unknown; };
   auto full_sibs = [&](int64_t x, int64_t y) {
     return both_known(x) && sire[x] == sire[y] && dam[x] == dam[y];
   };
+  std::vector<int32_t> depth(n);
+  for (int32_t d = 0; d <= max_depth; ++d)
+    std::fill(depth.begin() + o.level[d], depth.begin() + o.level[d + 1], d);
 
-  // Progeny with both parents known, grouped by sire (sorted by dam within), and the sires
-  // of each depth: a sire's progeny are all deeper than it.
-  std::vector<int64_t> progeny, sire_start, sires_at_depth_start(max_depth + 2, 0), sires_by_depth;
+  // Progeny with both parents known, grouped by sire (sorted by dam within), and the sires of
+  // each depth: a sire's progeny are all deeper than it. Sires are in depth order already.
+  std::vector<int64_t> progeny, sire_start, sires_at_depth_start(max_depth + 2, 0);
   for (int64_t i = 0; i < n; ++i)
     if (both_known(i)) progeny.push_back(i);
   std::sort(progeny.begin(), progeny.end(), [&](int64_t x, int64_t y) {
@@ -72,130 +106,149 @@ std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_meth
   sire_start.push_back(static_cast<int64_t>(progeny.size()));
   for (int64_t g = 0; g < n_sires; ++g) ++sires_at_depth_start[depth[sire[progeny[sire_start[g]]]] + 1];
   for (int32_t d = 0; d <= max_depth; ++d) sires_at_depth_start[d + 1] += sires_at_depth_start[d];
-  sires_by_depth.resize(n_sires);
-  {
-    std::vector<int64_t> fill(sires_at_depth_start.begin(), sires_at_depth_start.end() - 1);
-    for (int64_t g = 0; g < n_sires; ++g)
-      sires_by_depth[fill[depth[sire[progeny[sire_start[g]]]]]++] = g;
-  }
-  std::vector<char> traced(n, 0);  // 1: F computed per family by Meuwissen & Luo
+
+  // Within each depth, full sibs adjacent (by sire, dam): Meuwissen & Luo trace the first of a
+  // full-sib family, the others copy its F.
+  std::vector<int64_t> by_level(n);
+  for (int64_t i = 0; i < n; ++i) by_level[i] = i;
+  const bool trace = method == inbreeding_method::meuwissen_luo;
 
   const int nt = threads > 0 ? threads : omp_get_max_threads();
-  // Per thread: two n-vectors (allocated on first use), zero between uses.
-  std::vector<std::vector<double>> work_l(nt), work_z(nt);
+  std::vector<workspace> work(nt);
   for (int32_t lev = 1; lev <= max_depth; ++lev) {
-    const int64_t b = level_start[lev], e = level_start[lev + 1];
+    const int64_t b = o.level[lev], e = o.level[lev + 1];
     const int64_t sb = sires_at_depth_start[lev - 1], se = sires_at_depth_start[lev];
-    std::sort(by_level.begin() + b, by_level.begin() + e, [&](int64_t x, int64_t y) {
-      return sire[x] != sire[y] ? sire[x] < sire[y] : dam[x] != dam[y] ? dam[x] < dam[y] : x < y;
-    });
-#pragma omp parallel num_threads(nt) if (e - b + se - sb >= 64)
+    if (trace)
+      std::sort(by_level.begin() + b, by_level.begin() + e, [&](int64_t x, int64_t y) {
+        return sire[x] != sire[y] ? sire[x] < sire[y] : dam[x] != dam[y] ? dam[x] < dam[y] : x < y;
+      });
+#pragma omp parallel num_threads(nt) if (trace ? e - b >= 64 : se - sb >= 2)
     {
-      std::vector<double>& L = work_l[omp_get_thread_num()];
-      std::vector<double>& z = work_z[omp_get_thread_num()];
-      if (L.empty()) L.assign(n, 0.0);
-      std::vector<int64_t> heap;
+      workspace& w = work[omp_get_thread_num()];
+      if (w.L.empty()) w.L.assign(n, 0.0);
+      double* L = w.L.data();
 
-      // Sires one level shallower than this level: the D of all their ancestors are known, which
-      // is all Colleau's method needs for every one of their progeny, at any depth.
+      // Colleau (2002) on the sire's reduced pedigree (Sargolzaei, Iwaisaki & Colleau 2005):
+      // z = T D Tᵀe_s = A e_s gives a_sd = z_d for every mate d at once. U = the sire, its
+      // mates and all their ancestors is closed under "parent of", so both passes stay inside
+      // it: Tᵀe_s up from s (each ancestor passes half its coefficient to each parent, youngest
+      // first), then z_j = (Tᵀe_s)_j D_j + (z_sire + z_dam)/2 down from the founders. U is
+      // collected breadth-first into a bitmap and read back in index order, which is
+      // topological (depth order): O(|U| + span/64) per sire, never more than tracing each
+      // family's ancestors, whatever the depth. Sires one level shallower than this level:
+      // the D of all their ancestors are known, all that is needed for their progeny.
+      if (!trace) {
+        if (w.z.empty()) {
+          w.z.assign(n, 0.0);
+          w.bits.assign((n + 63) / 64, 0);
+        }
+        double* z = w.z.data();
+        uint64_t* bits = w.bits.data();
 #pragma omp for schedule(dynamic, 1)
-      for (int64_t t = sb; t < se; ++t) {
-        const int64_t gb = sire_start[sires_by_depth[t]], ge = sire_start[sires_by_depth[t] + 1];
-        const int64_t s = sire[progeny[gb]];
-        int64_t families = 0, hi = -1;
-        for (int64_t k = gb; k < ge; ++k) {
-          if (k > gb && dam[progeny[k]] == dam[progeny[k - 1]]) continue;
-          ++families;
-          hi = std::max(hi, dam[progeny[k]]);
-        }
-        // Colleau (2002): z = T D Tᵀe_s gives a_sd = z_d for every mate d at once. Tᵀe_s by one
-        // pass up from s (each ancestor passes half its coefficient to each parent), then z by
-        // one pass down over [lo, hi], lo the oldest ancestor: both linear scans, about
-        // (s − lo) + (hi − lo) per sire. Sires whose scans would cost more than tracing each
-        // family's ancestors go to Meuwissen & Luo, at each family's own depth.
-        // Cost model of the automatic choice: Colleau at most s + hi (lo ≥ 0; the scans depend
-        // on the numbering, not on depth), Meuwissen & Luo about 4 (heap) × ancestors per family,
-        // ancestors at most 2^(depth+1) (the sire's side and the dam's, each at most a binary tree).
-        const double ancestors_bound = std::ldexp(1.0, std::min<int32_t>(depth[s] + 1, 60));
-        const bool colleau =
-            method == inbreeding_method::colleau ||
-            (method == inbreeding_method::automatic &&
-             4.0 * families * std::min<double>(ancestors_bound, n) > double(s) + double(hi));
-        if (!colleau) {
-          for (int64_t k = gb; k < ge; ++k) traced[progeny[k]] = 1;
-          continue;
-        }
-        if (z.empty()) z.assign(n, 0.0);
-        L[s] = 1.0;
-        int64_t lo = s, pending = 0;  // pending: nonzero L below the scan position
-        for (int64_t j = s; j >= 0; --j) {
-          if (L[j] == 0.0) continue;
-          if (j < s) --pending;
-          lo = j;
-          for (int64_t p : {sire[j], dam[j]})
-            if (p != pedigree::unknown) {
-              pending += L[p] == 0.0;
-              L[p] += 0.5 * L[j];
+        for (int64_t t = sb; t < se; ++t) {
+          const int64_t gb = sire_start[t], ge = sire_start[t + 1];
+          const int64_t s = sire[progeny[gb]];
+          auto& members = w.members;
+          members.clear();
+          int64_t lo = s;
+          auto visit = [&](int64_t j) {
+            if (j == unknown) return;
+            const uint64_t bit = uint64_t{1} << (j & 63);
+            if (bits[j >> 6] & bit) return;
+            bits[j >> 6] |= bit;
+            members.push_back(j);
+            lo = std::min(lo, j);
+          };
+          visit(s);
+          int64_t hi = s;
+          for (int64_t k = gb; k < ge; ++k) {
+            visit(dam[progeny[k]]);
+            hi = std::max(hi, dam[progeny[k]]);
+          }
+          for (size_t q = 0; q < members.size(); ++q) {  // members grows: breadth-first closure
+            visit(sire[members[q]]);
+            visit(dam[members[q]]);
+          }
+          auto& ordered = w.ordered;  // U in index order; clears the bitmap on the way
+          ordered.clear();
+          for (int64_t word = lo >> 6; word <= hi >> 6; ++word) {
+            uint64_t x = bits[word];
+            bits[word] = 0;
+            while (x) {
+              ordered.push_back(word * 64 + std::countr_zero(x));
+              x &= x - 1;
             }
-          if (pending == 0) break;
+          }
+          // Tᵀe_s: only s and its ancestors, all at or before s in `ordered`.
+          L[s] = 1.0;
+          auto at_s = std::lower_bound(ordered.begin(), ordered.end(), s);
+          for (auto it = std::make_reverse_iterator(at_s + 1); it != ordered.rend(); ++it) {
+            const double l = L[*it];
+            if (l == 0.0) continue;
+            if (sire[*it] != unknown) L[sire[*it]] += 0.5 * l;
+            if (dam[*it] != unknown) L[dam[*it]] += 0.5 * l;
+          }
+          for (int64_t j : ordered) {
+            double v = L[j] * D[j];
+            if (sire[j] != unknown) v += 0.5 * z[sire[j]];
+            if (dam[j] != unknown) v += 0.5 * z[dam[j]];
+            z[j] = v;
+          }
+          for (int64_t k = gb; k < ge; ++k) F[progeny[k]] = 0.5 * z[dam[progeny[k]]];
+          for (int64_t j : ordered) L[j] = z[j] = 0.0;
         }
-        for (int64_t j = lo; j <= hi; ++j) {
-          double v = L[j] * D[j];
-          if (sire[j] >= lo) v += 0.5 * z[sire[j]];
-          if (dam[j] >= lo) v += 0.5 * z[dam[j]];
-          z[j] = v;
-        }
-        for (int64_t k = gb; k < ge; ++k) F[progeny[k]] = 0.5 * z[dam[progeny[k]]];
-        if (hi >= lo) std::fill(z.begin() + lo, z.begin() + hi + 1, 0.0);
-        std::fill(L.begin() + lo, L.begin() + s + 1, 0.0);
       }
 
-      // Meuwissen & Luo for the families of this depth left to it: row i of L (A = L D Lᵀ) from
-      // L_ii = 1, each ancestor j passing L_ij/2 to its parents; taking ancestors from the
-      // youngest down (a max-heap) makes L_ij complete when j is taken; F_i = Σ_j L_ij² D_j − 1.
-      // L[j] = 0 marks "not in the heap". Full sibs copy the first one's F afterwards.
+      // Meuwissen & Luo for the families of this depth: row i of L (A = L D Lᵀ) from L_ii = 1,
+      // each ancestor j passing L_ij/2 to its parents; taking ancestors from the youngest down
+      // (a max-heap) makes L_ij complete when j is taken; F_i = Σ_j L_ij² D_j − 1. L[j] = 0
+      // marks "not in the heap". Full sibs copy the first one's F afterwards.
+      if (trace) {
+        auto& heap = w.heap;
 #pragma omp for schedule(dynamic, 16)
-      for (int64_t k = b; k < e; ++k) {
-        const int64_t i = by_level[k];
-        if (!traced[i] || (k > b && full_sibs(by_level[k - 1], i))) continue;
-        double sum = 0.5 - 0.25 * (F[sire[i]] + F[dam[i]]);  // L_ii² D_i (D_i set after the level)
-        heap.clear();
-        auto add = [&](int64_t p, double v) {
-          if (p == pedigree::unknown) return;
-          if (L[p] == 0.0) {
-            heap.push_back(p);
-            std::push_heap(heap.begin(), heap.end());
+        for (int64_t k = b; k < e; ++k) {
+          const int64_t i = by_level[k];
+          if (!both_known(i) || (k > b && full_sibs(by_level[k - 1], i))) continue;
+          double sum = 0.5 - 0.25 * (F[sire[i]] + F[dam[i]]);  // L_ii² D_i
+          heap.clear();
+          auto add = [&](int64_t p, double v) {
+            if (p == unknown) return;
+            if (L[p] == 0.0) {
+              heap.push_back(p);
+              std::push_heap(heap.begin(), heap.end());
+            }
+            L[p] += v;
+          };
+          add(sire[i], 0.5);
+          add(dam[i], 0.5);
+          while (!heap.empty()) {
+            std::pop_heap(heap.begin(), heap.end());
+            const int64_t j = heap.back();
+            heap.pop_back();
+            const double l = L[j];
+            L[j] = 0.0;
+            sum += l * l * D[j];
+            add(sire[j], 0.5 * l);
+            add(dam[j], 0.5 * l);
           }
-          L[p] += v;
-        };
-        add(sire[i], 0.5);
-        add(dam[i], 0.5);
-        while (!heap.empty()) {
-          std::pop_heap(heap.begin(), heap.end());
-          const int64_t j = heap.back();
-          heap.pop_back();
-          const double l = L[j];
-          L[j] = 0.0;
-          sum += l * l * D[j];
-          add(sire[j], 0.5 * l);
-          add(dam[j], 0.5 * l);
+          F[i] = sum - 1.0;
         }
-        F[i] = sum - 1.0;
       }
     }
-    for (int64_t k = b + 1; k < e; ++k)
-      if (traced[by_level[k]] && full_sibs(by_level[k - 1], by_level[k]))
-        F[by_level[k]] = F[by_level[k - 1]];
+    if (trace)
+      for (int64_t k = b + 1; k < e; ++k)
+        if (full_sibs(by_level[k - 1], by_level[k])) F[by_level[k]] = F[by_level[k - 1]];
     // D of this level's animals (their parents' F is final): needed by deeper animals. An
     // unknown parent counts as F = −1, as in mendelian_variances.
-    for (int64_t k = b; k < e; ++k) {
-      const int64_t i = by_level[k];
-      const double fs = sire[i] == pedigree::unknown ? -1.0 : F[sire[i]];
-      const double fd = dam[i] == pedigree::unknown ? -1.0 : F[dam[i]];
+    for (int64_t i = b; i < e; ++i) {
+      const double fs = sire[i] == unknown ? -1.0 : F[sire[i]];
+      const double fd = dam[i] == unknown ? -1.0 : F[dam[i]];
       D[i] = 0.5 - 0.25 * (fs + fd);
     }
   }
-  return F;
+  std::vector<double> out(n);
+  for (int64_t r = 0; r < n; ++r) out[o.original[r]] = F[r];
+  return out;
 }
 
 }  // namespace pmx
