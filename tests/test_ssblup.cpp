@@ -548,6 +548,23 @@ TEST(SsblupCli, WritesOutputsAndLogAndModelsAgree) {
   for (int c = 2; c <= 4; ++c) EXPECT_LE(rel_diff(column(a + ".ebv", c), column(b + ".ebv", c)), 1e-6) << "trait " << c - 1;
 }
 
+// --freq with PLINK 2's .afreq of the same animals (`panoramix freq`: every .fam sample is a
+// founder here) centres exactly as the default observed frequencies: same EBVs.
+TEST(SsblupCli, FrequencyFileGivesTheSameCentring) {
+  const std::string sim = simulated_files();
+  const std::string f = test::work().path("cli_freq"), a = test::work().path("cli_snp_default"),
+                    b = test::work().path("cli_snp_freq");
+  ASSERT_EQ(test::panoramix("freq --bfile " + sim + " --out " + f, f + ".out"), 0) << slurp(f + ".out");
+  const std::string args = std::string(ssblup_args(sim, "sssnpblup", a)).replace(
+      ssblup_args(sim, "sssnpblup", a).find("--tol 1e-20"), 11, "--tol 1e-16");
+  ASSERT_EQ(test::panoramix(args, a + ".out"), 0) << slurp(a + ".out");
+  const std::string args_b = std::string(args).replace(args.find("--out " + a), 6 + a.size(), "--out " + b);
+  ASSERT_EQ(test::panoramix(args_b + " --freq " + f + ".afreq", b + ".out"), 0) << slurp(b + ".out");
+  EXPECT_NE(slurp(b + ".log").find("centring by --freq"), std::string::npos);
+  EXPECT_LE(rel_diff(column(b + ".ebv", 2), column(a + ".ebv", 2)), 1e-6);
+  EXPECT_LE(rel_diff(column(b + ".snp", 4), column(a + ".snp", 4)), 1e-6);
+}
+
 TEST(SsblupCli, InputErrors) {
   const std::string sim = simulated_files();
   const std::string o = test::work().path("cli_err");
