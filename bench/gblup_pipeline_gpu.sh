@@ -20,9 +20,12 @@ if [ ! -s "$D/sim.bed" ]; then
   awk '{print $1, $2}' "$D/sim.fam" > "$D/ids"
 fi
 # The trait: noise plus a shift per simulated subpopulation (3 contiguous groups of samples), a
-# signal G carries, so REML's h² is interior. Timing does not depend on the values.
-awk -v n="$n" 'BEGIN{srand(5); print "FID IID y"} {g = int(3 * (NR - 1) / n); u1 = rand(); u2 = rand();
-  z = sqrt(-2 * log(u1 + 1e-300)) * cos(6.283185307 * u2); print $1, $2, g * 0.8 + z}' "$D/ids" > "$D/pheno.txt"
+# signal G carries, so REML's h² is interior. Timing does not depend on the values. Uniforms from a
+# Park–Miller generator (exact in awk's doubles): awk's own rand() gave a different trait on each
+# machine, so REML's numbers did not repeat.
+awk -v n="$n" 'function u() { x = (x * 16807) % 2147483647; return x / 2147483647 }
+  BEGIN{x = 5; print "FID IID y"} {g = int(3 * (NR - 1) / n); u1 = u(); u2 = u();
+  z = sqrt(-2 * log(u1)) * cos(6.283185307 * u2); print $1, $2, g * 0.8 + z}' "$D/ids" > "$D/pheno.txt"
 
 run() {  # label, log, then the command; prints wall time and the log's stage times
   local label=$1 log=$2; shift 2
