@@ -41,9 +41,11 @@ for MODEL in pblup $MODELS; do
   start=$(date +%s.%N)
   "$BIN" ssblup --ped "$DIR/sim.ped" --bfile "$DIR/sim" --pheno "$DIR/sim.pheno" --traits "$TRAITS" \
     --class herd,lact --covar dim --vc "$DIR/sim.vc" --model "$MODEL" --w 0.2 --tol 1e-12 \
-    --out "$DIR/$MODEL" > /dev/null
+    --out "$DIR/$MODEL" > /dev/null 2> "$DIR/$MODEL.err" || { cat "$DIR/$MODEL.err"; exit 1; }
   end=$(date +%s.%N)
   iters=$(tail -n 1 "$DIR/$MODEL.iter" | cut -f1)
   printf "%-10s corr(EBV, TBV) per trait: %s   (%s PCG iterations, %.1f s)\n" "$MODEL" \
     "$(accuracy "$DIR/$MODEL.ebv")" "$iters" "$(echo "$end - $start" | bc)"
+  grep -E "^Set-up|^Per product" "$DIR/$MODEL.log" | sed 's/^/    /'
+
 done
