@@ -10,7 +10,7 @@
 // u8 × s8): w_l is rounded to M_l · 2^σ with an integer M_l < 2^(7S) split into S base-128 digits
 // d_s ∈ [0, 127], so y·d fits the unsigned operand; each digit is one exact integer product
 // Σ_l (y_il d_sl) y_jl, scaled by 2^(σ+7s) and summed in double. The missing-call sums are sparse
-// (work ∝ n × missing calls) and run in double with AVX-512.
+// (work ∝ n × missing calls) and run in double with AVX-512, fused into the same pass over C.
 //
 // Error bound (why S is what it is). Variants are grouped by the binary exponent e_l of w_l, each
 // group sharing σ = e_hi + 1 − 7S where e_hi is the group's largest exponent; then |M_l 2^σ − w_l|
@@ -74,10 +74,9 @@ std::vector<std::vector<int64_t>> missing_samples(const variant_major_view& g, i
 void amx_table_crossprod(const executor& exec, const variant_major_view& g, const affine_plan& plan,
                          const std::vector<std::vector<int64_t>>& miss_by_variant, double* C, int64_t ld);
 
-/// The missing-call terms of the expansion added to C (lower triangle, i >= j):
-///   − Σ_{l∈miss(j)} v_l y_il − Σ_{l∈miss(i)} v_l y_jl + Σ_{l∈miss(i)∩miss(j)} α_l².
-/// AVX-512 (present wherever amx_int8_usable() holds).
-void amx_missing_terms(const executor& exec, const variant_major_view& g, const affine_plan& plan,
-                       const std::vector<std::vector<int64_t>>& miss_by_variant, double* C, int64_t ld);
+/// out[j] −= Σ_{l ∈ variants} v_l y_jl for j < count (v = αβ): the row part of the missing-call
+/// terms, .bed rows decoded on the fly (AVX-512, present wherever amx_int8_usable() holds).
+void subtract_missing_rows(const variant_major_view& g, const affine_plan& plan, const std::vector<int64_t>& variants,
+                           int64_t count, double* out);
 
 }  // namespace pmx::kernels::cpu

@@ -1,10 +1,7 @@
-// Missing-call terms of the affine route (cpu_amx.hpp), sparse in the missing calls:
-//   C[a][b] += − Y[a][b] − Y[b][a] + Σ_{l∈miss(a)∩miss(b)} α_l²,   Y[j][i] = Σ_{l∈miss(j)} v_l y_il.
-// Row pass: each sample j owns row j of C and adds −Y[j][i] for i <= j plus the jointly missing
-// α² (its own rows, no races). Column pass: 8 samples at a time build Y[j][·] for i > j in a
-// small buffer and add it down their 8 columns (one cache line per row of C). Y[j][·] is a sum of
-// .bed rows decoded to v·y on the fly: 8 calls per AVX-512 vector (shift, mask, permute), four
-// variants per pass over the output.
+// Missing-call helpers of the affine route (cpu_amx.hpp): the per-variant lists of missing samples,
+// and sums of .bed rows decoded to v·y on the fly for the row part of the missing-call terms,
+// C[i][j] −= Σ_{l∈miss(i)} v_l y_jl: 8 calls per AVX-512 vector, variants in pairs through a
+// 16-entry table, four variants per pass over the output row.
 #include <immintrin.h>
 
 // GCC 12 warns "__Y may be used uninitialized" inside avx512fintrin.h (GCC bug 105593, a false
@@ -21,36 +18,60 @@
 namespace pmx::kernels::cpu {
 namespace {
 
-// The 2-bit codes of samples i..i+7 of a .bed row, one per 64-bit lane (bytes past the row read as 0).
-__attribute__((target("avx512f"))) inline __m512i eight_codes(const uint8_t* row, int64_t i, int64_t valid_bytes) {
-  const uint8_t* r = row + i / 4;
-  uint64_t w = r[0];
-  if (i / 4 + 1 < valid_bytes) w |= uint64_t{r[1]} << 8;
-  const __m512i shifts = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
-  return _mm512_and_si512(_mm512_srlv_epi64(_mm512_set1_epi64(static_cast<int64_t>(w)), shifts), _mm512_set1_epi64(3));
+// 32 calls of a .bed row from byte 8·word on (bytes past the row read as 0).
+inline uint64_t row_word(const uint8_t* row, int64_t word, int64_t valid_bytes) {
+  uint64_t w = 0;
+  const int64_t at = 8 * word;
+  if (at + 8 <= valid_bytes) std::memcpy(&w, row + at, 8);
+  else std::memcpy(&w, row + at, static_cast<size_t>(valid_bytes - at));
+  return w;
 }
 
 // out[i - base] += Σ_q coef[q] · y_q(sample i) for i in [i0, i1), i0 a multiple of 8, for m <= 4
-// .bed rows (y by code: A1 count, or A2 count where flips[q]; 0 for missing).
+// .bed rows (y by code: A1 count, or A2 count where flips[q]; 0 for missing). Variants go in
+// pairs through a 16-entry table of coef_a·y_a + coef_b·y_b indexed by code_a + 4·code_b (one
+// two-source permute per 8 calls of two variants).
 __attribute__((target("avx512f"))) void add_decoded_rows(const uint8_t* const* rows, const double* coef,
                                                          const uint8_t* flips, int m, int64_t i0, int64_t i1,
                                                          int64_t valid_bytes, double* out, int64_t base) {
   constexpr double by_code[2][4] = {{2, 0, 1, 0}, {0, 0, 1, 2}};
-  __m512d tab[4];
-  for (int q = 0; q < m; ++q) {
-    const double* y = by_code[flips[q]];
-    const double c = coef[q];
-    tab[q] = _mm512_setr_pd(c * y[0], c * y[1], c * y[2], c * y[3], c * y[0], c * y[1], c * y[2], c * y[3]);
+  const int pairs = (m + 1) / 2;
+  __m512d lo[2], hi[2];
+  const uint8_t* r[4];
+  for (int p = 0; p < pairs; ++p) {
+    const int a = 2 * p, b = 2 * p + 1 < m ? 2 * p + 1 : -1;
+    alignas(64) double e[16];
+    for (int cb = 0; cb < 4; ++cb)
+      for (int ca = 0; ca < 4; ++ca)
+        e[ca + 4 * cb] = coef[a] * by_code[flips[a]][ca] + (b >= 0 ? coef[b] * by_code[flips[b]][cb] : 0.0);
+    lo[p] = _mm512_load_pd(e);
+    hi[p] = _mm512_load_pd(e + 8);
+    r[a] = rows[a];
+    r[a + 1] = b >= 0 ? rows[b] : rows[a];  // coefficient 0 in the table
   }
-  for (int64_t i = i0; i < i1; i += 8) {
-    __m512d s = _mm512_setzero_pd();
-    for (int q = 0; q < m; ++q) s = _mm512_add_pd(s, _mm512_permutexvar_pd(eight_codes(rows[q], i, valid_bytes), tab[q]));
-    double* o = out + (i - base);
-    if (i + 8 <= i1) {
-      _mm512_storeu_pd(o, _mm512_add_pd(_mm512_loadu_pd(o), s));
-    } else {
-      const auto mask = static_cast<__mmask8>((1u << (i1 - i)) - 1);
-      _mm512_mask_storeu_pd(o, mask, _mm512_add_pd(_mm512_maskz_loadu_pd(mask, o), s));
+  const __m512i shifts = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), three = _mm512_set1_epi64(3);
+  for (int64_t word = i0 / 32; 32 * word < i1; ++word) {
+    __m512i wa[2], wb[2];
+    for (int p = 0; p < pairs; ++p) {
+      wa[p] = _mm512_set1_epi64(static_cast<int64_t>(row_word(r[2 * p], word, valid_bytes)));
+      wb[p] = _mm512_set1_epi64(static_cast<int64_t>(row_word(r[2 * p + 1], word, valid_bytes)));
+    }
+    for (int64_t i = std::max(i0, 32 * word); i < std::min(i1, 32 * word + 32); i += 8) {
+      const __m512i sh = _mm512_add_epi64(shifts, _mm512_set1_epi64(2 * (i % 32)));
+      const __m512i sh_b = _mm512_and_si512(_mm512_add_epi64(sh, _mm512_set1_epi64(62)), _mm512_set1_epi64(63));
+      __m512d s = _mm512_setzero_pd();
+      for (int p = 0; p < pairs; ++p) {
+        // index = code_a | code_b << 2: b rotated so its code lands in bits 2-3, bits 0-1 from a
+        const __m512i idx = _mm512_ternarylogic_epi64(_mm512_srlv_epi64(wa[p], sh), _mm512_rorv_epi64(wb[p], sh_b), three, 0xe4);
+        s = _mm512_add_pd(s, _mm512_permutex2var_pd(lo[p], idx, hi[p]));
+      }
+      double* o = out + (i - base);
+      if (i + 8 <= i1) {
+        _mm512_storeu_pd(o, _mm512_add_pd(_mm512_loadu_pd(o), s));
+      } else {
+        const auto mask = static_cast<__mmask8>((1u << (i1 - i)) - 1);
+        _mm512_mask_storeu_pd(o, mask, _mm512_add_pd(_mm512_maskz_loadu_pd(mask, o), s));
+      }
     }
   }
 }
@@ -94,49 +115,9 @@ std::vector<std::vector<int64_t>> missing_samples(const variant_major_view& g, i
   return out;
 }
 
-void amx_missing_terms(const executor& exec, const variant_major_view& g, const affine_plan& plan,
-                       const std::vector<std::vector<int64_t>>& miss, double* C, int64_t ld) {
-  const int64_t n = g.n_samples;
-  std::vector<std::vector<int64_t>> by_sample(static_cast<size_t>(n));
-  for (int64_t l = 0; l < g.n_variants; ++l)
-    if (plan.alpha[l] != 0)  // α = 0: v = 0 and α² = 0, nothing to add
-      for (int64_t j : miss[l]) by_sample[j].push_back(l);
-  auto minus_v = [&](int64_t l) { return -plan.alpha[l] * plan.beta[l]; };
-
-  // Row pass: C[j][i] −= Y[j][i] for i <= j (Y[j][j] = 0), then the jointly missing α².
-#pragma omp parallel for schedule(dynamic, 8) num_threads(exec.threads())
-  for (int64_t j = 0; j < n; ++j) {
-    double* row = C + j * ld;
-    add_variant_list(g, plan, by_sample[j], minus_v, 0, j + 1, row, 0);
-    for (int64_t l : by_sample[j]) {
-      const double a2 = plan.alpha[l] * plan.alpha[l];
-      for (int64_t i : miss[l]) {
-        if (i > j) break;
-        row[i] += a2;
-      }
-    }
-  }
-  // Column pass: C[i][j] −= Y[j][i] for i > j, 8 columns at a time.
-#pragma omp parallel num_threads(exec.threads())
-  {
-    std::vector<double> y(static_cast<size_t>(8 * n));
-#pragma omp for schedule(dynamic, 4)
-    for (int64_t j0 = 0; j0 < n; j0 += 8) {
-      const int64_t width = std::min<int64_t>(8, n - j0), len = n - j0;
-      bool any = false;
-      for (int64_t c = 0; c < width; ++c) {
-        double* yc = y.data() + c * len;
-        std::fill_n(yc, len, 0.0);
-        add_variant_list(g, plan, by_sample[j0 + c], minus_v, j0, n, yc, j0);
-        any = any || !by_sample[j0 + c].empty();
-      }
-      if (!any) continue;
-      for (int64_t i = j0 + 1; i < n; ++i) {
-        double* ci = C + i * ld + j0;
-        for (int64_t c = 0; c < width && j0 + c < i; ++c) ci[c] += y[c * len + (i - j0)];
-      }
-    }
-  }
+void subtract_missing_rows(const variant_major_view& g, const affine_plan& plan, const std::vector<int64_t>& variants,
+                           int64_t count, double* out) {
+  add_variant_list(g, plan, variants, [&](int64_t l) { return -plan.alpha[l] * plan.beta[l]; }, 0, count, out, 0);
 }
 
 }  // namespace pmx::kernels::cpu
