@@ -2,6 +2,7 @@
 #include "pedigree_sim.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -53,6 +54,8 @@ struct chunk {
   int length;     // <= 64
   bool chrom_start;
   double crossover;  // probability between adjacent variants
+  double log1m;      // log(1 − crossover), for the gaps between crossovers
+  double no_crossover_below;  // (1 − crossover)^(length − 1), less a margin for rounding
 };
 
 std::vector<chunk> make_chunks(const pedigree_params& p) {
@@ -60,8 +63,11 @@ std::vector<chunk> make_chunks(const pedigree_params& p) {
   for (int c = 0; c < p.n_chromosomes; ++c) {
     const int64_t begin = p.n_variants * c / p.n_chromosomes, end = p.n_variants * (c + 1) / p.n_chromosomes;
     const double r = end - begin > 1 ? 1.0 / static_cast<double>(end - begin - 1) : 0.0;  // 1 Morgan
-    for (int64_t j = begin; j < end; j += 64)
-      out.push_back({j, static_cast<int>(std::min<int64_t>(64, end - j)), j == begin, r});
+    for (int64_t j = begin; j < end; j += 64) {
+      const int length = static_cast<int>(std::min<int64_t>(64, end - j));
+      out.push_back({j, length, j == begin, r, std::log1p(-r),
+                     std::exp((length - 1) * std::log1p(-r)) * (1 - 1e-9)});
+    }
   }
   return out;
 }
@@ -145,9 +151,13 @@ uint64_t meiosis_mask(const chunk& c, rng& r, uint8_t& strand) {
   const uint64_t all = c.length == 64 ? ~0ull : (uint64_t{1} << c.length) - 1;
   uint64_t mask = strand ? all : 0;
   if (c.crossover > 0) {
-    const double log1m = std::log1p(-c.crossover);
+    const double log1m = c.log1m;
     for (int v = 0;;) {  // crossovers between v-1 and v, as gaps of a Bernoulli process
-      v += 1 + static_cast<int>(std::min(1e9, std::floor(std::log(r.uniform_open()) / log1m)));
+      const double u = r.uniform_open();
+      // Most chunks have no crossover: the first gap reaches past the chunk exactly when
+      // u ≤ (1 − crossover)^(length − 1); decided without the logarithm unless u is too close.
+      if (v == 0 && u < c.no_crossover_below) break;
+      v += 1 + static_cast<int>(std::min(1e9, std::floor(std::log(u) / log1m)));
       if (v >= c.length) break;
       mask ^= all & (~0ull << v);
       strand ^= 1;
@@ -211,60 +221,105 @@ pedigree_dataset simulate_pedigree(const pedigree_params& p, int threads) {
     correlated_normals(Lg, t, qr, &effect[static_cast<size_t>(order[k]) * t]);
   }
 
-  // Gene drop, one chunk of <= 64 variants of a chromosome at a time: two haplotype words per
-  // animal, parents before offspring (generations in order, animals of a generation in parallel).
-  std::vector<uint64_t> hap(static_cast<size_t>(2 * n));
+  // Gene drop, chunks of <= 64 variants of a chromosome, `group` chunks at a time: per animal
+  // and strand the group's haplotype words lie side by side (four cache lines for 32 chunks), so an
+  // offspring reads each parent strand once per group. Parents before offspring (generations in
+  // order, animals of a generation in parallel); chunks of an animal in order, each with its own
+  // random stream, so the data do not depend on the grouping or the threads.
+  constexpr int64_t group = 32;
+  const int64_t n_chunks = static_cast<int64_t>(chunks.size());
+  std::vector<uint64_t> hap(static_cast<size_t>(2 * n * group));
   std::vector<uint8_t> strand(static_cast<size_t>(2 * n), 0), pool_member(static_cast<size_t>(2 * n), 0);
   std::vector<double> raw(static_cast<size_t>(n) * t, 0.0);
   std::vector<int64_t> gen_end;
   for (int64_t a = 0; a < n; ++a)
     if (a + 1 == n || d.generation[a + 1] != d.generation[a]) gen_end.push_back(a + 1);
+  // QTL offsets within each chunk (most chunks have none).
+  std::vector<std::vector<int>> chunk_qtl(static_cast<size_t>(n_chunks));
+  for (int64_t ci = 0; ci < n_chunks; ++ci)
+    for (int v = 0; v < chunks[ci].length; ++v)
+      if (is_qtl[chunks[ci].first + v]) chunk_qtl[ci].push_back(v);
   founder_pool pool;
+  std::vector<std::array<uint64_t, pool_size>> pool_bits(group);
   rng pool_rng(p.seed, substream(pool_stream, 0));
-  const int64_t n_chunks = static_cast<int64_t>(chunks.size());
-  for (int64_t ci = 0; ci < n_chunks; ++ci) {
-    const chunk& c = chunks[ci];
-    next_pool_chunk(p, c, pool_rng, pool);
+  const int64_t bytes = (n_typed + 3) / 4;
+  for (int64_t c0 = 0; c0 < n_chunks; c0 += group) {
+    const int64_t nc = std::min(group, n_chunks - c0);
+    for (int64_t w = 0; w < nc; ++w) {
+      next_pool_chunk(p, chunks[c0 + w], pool_rng, pool);
+      std::copy(std::begin(pool.bits), std::end(pool.bits), pool_bits[w].begin());
+    }
     int64_t begin = 0;
     for (int64_t end : gen_end) {
 #pragma omp parallel for schedule(static) num_threads(threads)
       for (int64_t a = begin; a < end; ++a) {
-        rng r(p.seed, substream(meiosis_stream, static_cast<uint64_t>(a) * static_cast<uint64_t>(n_chunks) + ci));
+        // Parents are scattered over earlier generations: fetch a later animal's ahead.
+        constexpr int64_t ahead = 8;
+        if (a + ahead < end)
+          for (int64_t pa : {d.sire[a + ahead], d.dam[a + ahead]})
+            if (pa >= 0)
+              for (int64_t line = 0; line < 2 * group; line += 8)
+                __builtin_prefetch(&hap[static_cast<size_t>(2 * pa * group + line)]);
         const int64_t parent[2] = {d.sire[a], d.dam[a]};
-        for (int side = 0; side < 2; ++side) {
-          const size_t s = static_cast<size_t>(2 * a + side);
-          if (parent[side] < 0) {  // a base-population gamete
-            if (c.chrom_start || r.uniform() < pool_switch) pool_member[s] = static_cast<uint8_t>(r.below(pool_size));
-            hap[s] = pool.bits[pool_member[s]];
-          } else {
-            const uint64_t m = meiosis_mask(c, r, strand[s]);
-            const size_t q = static_cast<size_t>(2 * parent[side]);
-            hap[s] = (hap[q] & ~m) | (hap[q + 1] & m);
+        uint64_t* own = &hap[static_cast<size_t>(2 * a * group)];
+        for (int64_t w = 0; w < nc; ++w) {
+          const int64_t ci = c0 + w;
+          const chunk& c = chunks[ci];
+          rng r(p.seed, substream(meiosis_stream, static_cast<uint64_t>(a) * static_cast<uint64_t>(n_chunks) + ci));
+          for (int side = 0; side < 2; ++side) {
+            const size_t s = static_cast<size_t>(2 * a + side);
+            if (parent[side] < 0) {  // a base-population gamete
+              if (c.chrom_start || r.uniform() < pool_switch) pool_member[s] = static_cast<uint8_t>(r.below(pool_size));
+              own[side * group + w] = pool_bits[w][pool_member[s]];
+            } else {
+              const uint64_t m = meiosis_mask(c, r, strand[s]);
+              const uint64_t* q = &hap[static_cast<size_t>(2 * parent[side] * group)];
+              own[side * group + w] = (q[w] & ~m) | (q[group + w] & m);
+            }
           }
-        }
-        for (int v = 0; v < c.length; ++v) {
-          const int64_t j = c.first + v;
-          if (!is_qtl[j]) continue;
-          const int x = static_cast<int>((hap[2 * a] >> v) & 1) + static_cast<int>((hap[2 * a + 1] >> v) & 1);
-          for (int k = 0; k < t; ++k) raw[static_cast<size_t>(a) * t + k] += x * effect[static_cast<size_t>(j) * t + k];
+          for (int v : chunk_qtl[ci]) {
+            const int x = static_cast<int>((own[w] >> v) & 1) + static_cast<int>((own[group + w] >> v) & 1);
+            const double* e = &effect[static_cast<size_t>(c.first + v) * t];
+            for (int k = 0; k < t; ++k) raw[static_cast<size_t>(a) * t + k] += x * e[k];
+          }
         }
       }
       begin = end;
     }
-    // .bed codes of the genotyped animals: 00 two A1, 10 one, 11 none.
-    const int64_t bytes = (n_typed + 3) / 4;
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t b = 0; b < bytes; ++b)
-      for (int v = 0; v < c.length; ++v) {
-        uint8_t byte = 0;
-        for (int64_t i = 4 * b; i < std::min(n_typed, 4 * b + 4); ++i) {
-          const int64_t a = d.genotyped[i];
-          const int x = static_cast<int>((hap[2 * a] >> v) & 1) + static_cast<int>((hap[2 * a + 1] >> v) & 1);
-          const uint8_t code = x == 2 ? 0 : x == 1 ? 2 : 3;
-          byte |= static_cast<uint8_t>(code << (2 * (i - 4 * b)));
+    // .bed codes of the genotyped animals: 00 two A1, 10 one, 11 none, i.e. bit 0 = no A1 and
+    // bit 1 = not two A1, four animals per byte. Blocks of 1,024 bytes (4,096 animals): their
+    // masks once per chunk, then each of the chunk's rows written as one run of bytes.
+    constexpr int64_t block = 1024;
+#pragma omp parallel num_threads(threads)
+    {
+      std::vector<uint64_t> none(4 * block), not_two(4 * block);
+#pragma omp for schedule(static)
+      for (int64_t b0 = 0; b0 < bytes; b0 += block) {
+        const int64_t nb = std::min(block, bytes - b0);
+        const int64_t i0 = 4 * b0, ni = std::min(4 * nb, n_typed - i0);
+        for (int64_t w = 0; w < nc; ++w) {
+          const chunk& c = chunks[c0 + w];
+          std::fill(none.begin(), none.end(), 0);
+          std::fill(not_two.begin(), not_two.end(), 0);
+          for (int64_t i = 0; i < ni; ++i) {
+            const uint64_t* h = &hap[static_cast<size_t>(2 * d.genotyped[i0 + i] * group)];
+            none[i] = ~(h[w] | h[group + w]);
+            not_two[i] = ~(h[w] & h[group + w]);
+          }
+          for (int v = 0; v < c.length; ++v) {
+            uint8_t* row = d.genotypes.row(c.first + v) + b0;
+            for (int64_t b = 0; b < nb; ++b) {
+              uint8_t byte = 0;
+              for (int64_t i = 0; i < 4; ++i)  // past the last animal both masks are 0
+                byte |= static_cast<uint8_t>((((none[4 * b + i] >> v) & 1) |
+                                              (((not_two[4 * b + i] >> v) & 1) << 1))
+                                             << (2 * i));
+              row[b] = byte;
+            }
+          }
         }
-        d.genotypes.row(c.first + v)[b] = byte;
       }
+    }
   }
 
   // True breeding values: centred and scaled on the founders (generation 0).
