@@ -3,11 +3,13 @@
 //   G̃⁻¹ = (1/w)A_gg⁻¹ − (1/w²) A_gg⁻¹ Z C⁻¹ Zᵀ A_gg⁻¹,   C = (1/w) ZᵀA_gg⁻¹Z + c/(1−w) · I
 // (C is k_snp × k_snp, the Schur complement of ssSNPBLUP's SNP block), so
 //   H⁻¹ = A⁻¹ + [0 0; 0 (1/w − 1)A_gg⁻¹ − (1/w²) A_gg⁻¹ Z C⁻¹ Zᵀ A_gg⁻¹].
-// Set-up: C by blocks of unit vectors E (ZE, A_gg⁻¹ on it, Zᵀ on that), then C⁻¹ by Cholesky
-// (dense_linalg on the executor): O(k_snp · (n_g k_snp + A_gg⁻¹ solve)) + O(k_snp³).
+// Set-up: C by blocks of unit vectors E (ZE, A_gg⁻¹ on it, Zᵀ on that), then its Cholesky factor
+// (dense_linalg; cpu: the factor, solved against per product; cuda: C⁻¹ formed and kept on the
+// device): O(k_snp · (n_g k_snp + A_gg⁻¹ solve)) + O(k_snp³).
 // Per iteration, with V_g the genotyped rows (× G0⁻¹): S1 = A_gg⁻¹V_g, W = C⁻¹(ZᵀS1),
 // S2 = A_gg⁻¹(ZW), Y = A⁻¹V, Y_g += (1/w − 1)S1 − S2/w²: one Z·Λ and one Zᵀ·Λ̃ (l = t), two
-// A_gg⁻¹ products, one dense k_snp² · t product (C⁻¹ resident: device DGEMM on cuda, dsymm on cpu).
+// A_gg⁻¹ products, one dense k_snp² · t step (cuda: DGEMM with the resident C⁻¹; cpu: two
+// triangular solves with the factor).
 // Preconditioner diagonal: A⁻¹_ii (the genomic correction is left out; PCG needs only an SPD M).
 #include <algorithm>
 
@@ -58,21 +60,30 @@ class ssgtablup_term final : public genetic_term {
     setup_seconds.emplace_back("C = Z'A_gg^-1 Z/w + c/(1-w) I: genotype products", genotype);
     setup_seconds.emplace_back("C = Z'A_gg^-1 Z/w + c/(1-w) I: A_gg^-1 products", pedigree);
     sw = stopwatch();
-    Cinv_.assign(ks_ * ks_, 0.0);
-    for (int64_t j = 0; j < ks_; ++j) Cinv_[j * ks_ + j] = 1.0;
-    const executor& dense_exec = exec.kind() == backend::cuda ? exec : host_;
     try {
-      cholesky_solve(dense_exec, ks_, C.data(), ks_, ks_, Cinv_.data(), ks_);
+      if (exec.kind() == backend::cuda) {
+        // C⁻¹ formed on the GPU and kept there as a resident operand: each product is a device
+        // DGEMM with only the k × t blocks crossing the bus.
+        Cinv_.assign(ks_ * ks_, 0.0);
+        for (int64_t j = 0; j < ks_; ++j) Cinv_[j * ks_ + j] = 1.0;
+        cholesky_solve(exec, ks_, C.data(), ks_, ks_, Cinv_.data(), ks_);
+        Cinv_op_ = std::make_unique<shifted_operand>(exec, ks_, Cinv_.data(), ks_);
+        std::vector<double>().swap(Cinv_);
+      } else {
+        // cpu: the factor only (k³/3 flops, not the 7k³/3 of an explicit inverse); the cpu
+        // backend leaves L in the lower triangle (column-major), used by two triangular solves
+        // per product.
+        double none = 0;
+        cholesky_solve(host_, ks_, C.data(), ks_, 0, &none, ks_);
+        L_ = std::move(C);
+      }
     } catch (const numeric_error& e) {
       throw numeric_error(std::string("ssgtablup: C = Z'A_gg^-1 Z/w + c/(1-w) I is not positive definite (") +
                           e.what() + ")");
     }
-    setup_seconds.emplace_back("C^-1 (dense Cholesky, " + std::to_string(ks_) + " x " + std::to_string(ks_) + ")",
+    setup_seconds.emplace_back(std::string(exec.kind() == backend::cuda ? "C^-1" : "Cholesky factor of C") +
+                                   " (dense, " + std::to_string(ks_) + " x " + std::to_string(ks_) + ")",
                                sw.seconds());
-    // C⁻¹ as a resident operand: on cuda uploaded once, each product a device DGEMM with only the
-    // k × t blocks crossing the bus; on cpu BLAS dsymm on the host copy.
-    Cinv_op_ = std::make_unique<shifted_operand>(dense_exec, ks_, Cinv_.data(), ks_);
-    if (exec.kind() == backend::cuda) std::vector<double>().swap(Cinv_);
     Vg_.resize(kg_ * t_);
     S1_.resize(kg_ * t_);
     S2_.resize(kg_ * t_);
@@ -92,12 +103,16 @@ class ssgtablup_term final : public genetic_term {
     pedigree_seconds += sw.seconds();
     sw = stopwatch();
     gemm_transposed(op_, centring_, t, S1_.data(), t, 0.0, W1_.data(), t);
-    // W2 = C⁻¹ W1 needs column-major k × t blocks; W1/W2 are row-major k × t: transpose around.
-    for (int64_t j = 0; j < ks_; ++j)
-      for (int c = 0; c < t; ++c) Wc_[c * ks_ + j] = W1_[j * t + c];
-    shifted_multiply(*Cinv_op_, 1.0, 0.0, t, Wc_.data(), ks_, Wc2_.data(), ks_);
-    for (int64_t j = 0; j < ks_; ++j)
-      for (int c = 0; c < t; ++c) W2_[j * t + c] = Wc2_[c * ks_ + j];
+    if (Cinv_op_) {
+      // W2 = C⁻¹ W1 needs column-major k × t blocks; W1/W2 are row-major k × t: transpose around.
+      for (int64_t j = 0; j < ks_; ++j)
+        for (int c = 0; c < t; ++c) Wc_[c * ks_ + j] = W1_[j * t + c];
+      shifted_multiply(*Cinv_op_, 1.0, 0.0, t, Wc_.data(), ks_, Wc2_.data(), ks_);
+      for (int64_t j = 0; j < ks_; ++j)
+        for (int c = 0; c < t; ++c) W2_[j * t + c] = Wc2_[c * ks_ + j];
+    } else {
+      cholesky_solve_rows(W1_.data(), W2_.data());
+    }
     gemm(op_, centring_, t, W2_.data(), t, 0.0, P_.data(), t);
     genotype_seconds += sw.seconds();
     sw = stopwatch();
@@ -106,6 +121,33 @@ class ssgtablup_term final : public genetic_term {
     for (int64_t i = 0; i < kg_; ++i)
       for (int c = 0; c < t; ++c) Y[g[i] * t + c] += a * S1_[i * t + c] - b * S2_[i * t + c];
     pedigree_seconds += sw.seconds();
+  }
+  // W2 = C⁻¹ W1 = L⁻ᵀ L⁻¹ W1 (W row-major k × t; L(i, j) at L_[i + j·k]): both sweeps read L
+  // by columns, contiguously.
+  void cholesky_solve_rows(const double* W1, double* W2) const {
+    const int t = t_;
+    const double* L = L_.data();
+    std::copy(W1, W1 + ks_ * t, W2);
+    for (int64_t j = 0; j < ks_; ++j) {  // L y = w, column sweep
+      const double* col = L + j * ks_;
+      double* yj = W2 + j * t;
+      for (int c = 0; c < t; ++c) yj[c] /= col[j];
+      for (int64_t i = j + 1; i < ks_; ++i) {
+        const double l = col[i];
+        double* yi = W2 + i * t;
+        for (int c = 0; c < t; ++c) yi[c] -= l * yj[c];
+      }
+    }
+    for (int64_t i = ks_ - 1; i >= 0; --i) {  // Lᵀ x = y: x_i = (y_i − Σ_{j>i} L(j,i) x_j) / L(i,i)
+      const double* col = L + i * ks_;
+      double* xi = W2 + i * t;
+      for (int64_t j = i + 1; j < ks_; ++j) {
+        const double l = col[j];
+        const double* xj = W2 + j * t;
+        for (int c = 0; c < t; ++c) xi[c] -= l * xj[c];
+      }
+      for (int c = 0; c < t; ++c) xi[c] /= col[i];
+    }
   }
   std::vector<double> diagonal() const override {
     const sparse_symmetric& A = *in_.ainv;
@@ -123,7 +165,7 @@ class ssgtablup_term final : public genetic_term {
   gemm_operand op_;
   gemm_centring centring_;
   std::unique_ptr<genotyped_a_inverse> agg_inv_;
-  std::vector<double> Cinv_, Vg_, S1_, S2_, P_, W1_, W2_, Wc_, Wc2_;
+  std::vector<double> Cinv_, L_, Vg_, S1_, S2_, P_, W1_, W2_, Wc_, Wc2_;
   std::unique_ptr<shifted_operand> Cinv_op_;
 };
 
