@@ -103,15 +103,16 @@ enum class inbreeding_method {
   /// 2005): per sire s, U = s, its mates and all their ancestors, ordered by depth; its row of
   /// A = T D Tᵀ by one pass up U from s (Tᵀe_s) and one down (T D Tᵀe_s), giving a_sd, hence
   /// F = a_sd/2, for all its mates d at once: O(|U|) per sire, whatever the numbering; |U| is at
-  /// most the sum of its families' ancestor counts and saturates with depth.
+  /// most the sum of its families' ancestor counts and saturates with depth (so sires of one
+  /// depth share most of it: they are walked 8 at a time).
   colleau,
 };
 
 /// Inbreeding coefficients F (n values, renumbered order), exact (see inbreeding_method). The
 /// animals of one depth (longest path to a founder) are independent; their sires run in parallel
-/// over `threads` (0 = all), each thread holding two n-vectors of doubles and one of 32-bit
-/// marks. The result does not
-/// depend on `threads`.
+/// over `threads` (0 = all), 8 sires per task sharing one walk of their reduced pedigrees U;
+/// each thread holds n bits, n 64-bit local indices and 16·|U| doubles (Meuwissen & Luo: one
+/// n-vector of doubles). The result depends neither on `threads` nor on the batching.
 std::vector<double> inbreeding(const pedigree& ped, int threads = 0,
                                inbreeding_method method = inbreeding_method::automatic);
 

@@ -69,10 +69,12 @@ depth_ordered order_by_depth(const pedigree& ped) {
 // Per-thread workspace: L and z (n doubles each, zero between uses), a bit per animal marking
 // the reduced pedigree being collected (zero between uses), and lists.
 struct workspace {
-  std::vector<double> L, z;
+  std::vector<double> L, z;  // n each (Meuwissen & Luo) or U × batch (Colleau)
   std::vector<uint64_t> bits;
-  std::vector<int64_t> members, ordered, heap;
+  std::vector<int64_t> members, ordered, heap, local, local_sire, local_dam;
 };
+
+constexpr int64_t batch = 8;  // sires sharing one walk of their reduced pedigrees
 
 }  // namespace
 
@@ -125,32 +127,34 @@ std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_meth
 #pragma omp parallel num_threads(nt) if (trace ? e - b >= 64 : se - sb >= 2)
     {
       workspace& w = work[omp_get_thread_num()];
-      if (w.L.empty()) w.L.assign(n, 0.0);
-      double* L = w.L.data();
 
-      // Colleau (2002) on the sire's reduced pedigree (Sargolzaei, Iwaisaki & Colleau 2005):
-      // z = T D Tᵀe_s = A e_s gives a_sd = z_d for every mate d at once. U = the sire, its
-      // mates and all their ancestors is closed under "parent of", so both passes stay inside
-      // it: Tᵀe_s up from s (each ancestor passes half its coefficient to each parent, youngest
-      // first), then z_j = (Tᵀe_s)_j D_j + (z_sire + z_dam)/2 down from the founders. U is
-      // collected breadth-first into a bitmap and read back in index order, which is
-      // topological (depth order): O(|U| + span/64) per sire, never more than tracing each
-      // family's ancestors, whatever the depth. Sires one level shallower than this level:
-      // the D of all their ancestors are known, all that is needed for their progeny.
+      // Colleau (2002) on the sires' reduced pedigree (Sargolzaei, Iwaisaki & Colleau 2005):
+      // z = T D Tᵀe_s = A e_s gives a_sd = z_d for every mate d of sire s at once. U = the
+      // sire, its mates and all their ancestors is closed under "parent of", so both passes stay
+      // inside it: Tᵀe_s up from s (each ancestor passes half its coefficient to each parent,
+      // youngest first), then z_j = (Tᵀe_s)_j D_j + (z_sire + z_dam)/2 down from the founders.
+      // Up to `batch` sires share one pass over the union of their U (in deep pedigrees these
+      // sets are nearly the same: the walk is shared, the arithmetic is `batch` wide); each
+      // sire's column gets exactly the operations it would get alone (extra members add zeros),
+      // so F does not depend on the batching. U is collected breadth-first into a bitmap and
+      // read back in index order, which is topological (depth order), then numbered locally:
+      // O(|U| (1 + batch/8)) per batch. Sires one level shallower than this level: the D of
+      // all their ancestors are known, all that is needed for their progeny.
       if (!trace) {
-        if (w.z.empty()) {
-          w.z.assign(n, 0.0);
+        if (w.bits.empty()) {
           w.bits.assign((n + 63) / 64, 0);
+          w.local.resize(n);
         }
-        double* z = w.z.data();
         uint64_t* bits = w.bits.data();
+        int64_t* local = w.local.data();
+        const int64_t n_batches = (se - sb + batch - 1) / batch;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t t = sb; t < se; ++t) {
-          const int64_t gb = sire_start[t], ge = sire_start[t + 1];
-          const int64_t s = sire[progeny[gb]];
+        for (int64_t q = 0; q < n_batches; ++q) {
+          const int64_t t0 = sb + q * batch, t1 = std::min(se, t0 + batch);
+          const int64_t nb = t1 - t0;
           auto& members = w.members;
           members.clear();
-          int64_t lo = s;
+          int64_t lo = n, hi = -1;
           auto visit = [&](int64_t j) {
             if (j == unknown) return;
             const uint64_t bit = uint64_t{1} << (j & 63);
@@ -158,16 +162,15 @@ std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_meth
             bits[j >> 6] |= bit;
             members.push_back(j);
             lo = std::min(lo, j);
+            hi = std::max(hi, j);
           };
-          visit(s);
-          int64_t hi = s;
-          for (int64_t k = gb; k < ge; ++k) {
-            visit(dam[progeny[k]]);
-            hi = std::max(hi, dam[progeny[k]]);
+          for (int64_t t = t0; t < t1; ++t) {
+            visit(sire[progeny[sire_start[t]]]);
+            for (int64_t k = sire_start[t]; k < sire_start[t + 1]; ++k) visit(dam[progeny[k]]);
           }
-          for (size_t q = 0; q < members.size(); ++q) {  // members grows: breadth-first closure
-            visit(sire[members[q]]);
-            visit(dam[members[q]]);
+          for (size_t m = 0; m < members.size(); ++m) {  // members grows: breadth-first closure
+            visit(sire[members[m]]);
+            visit(dam[members[m]]);
           }
           auto& ordered = w.ordered;  // U in index order; clears the bitmap on the way
           ordered.clear();
@@ -175,27 +178,56 @@ std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_meth
             uint64_t x = bits[word];
             bits[word] = 0;
             while (x) {
+              local[word * 64 + std::countr_zero(x)] = static_cast<int64_t>(ordered.size());
               ordered.push_back(word * 64 + std::countr_zero(x));
               x &= x - 1;
             }
           }
-          // Tᵀe_s: only s and its ancestors, all at or before s in `ordered`.
-          L[s] = 1.0;
-          auto at_s = std::lower_bound(ordered.begin(), ordered.end(), s);
-          for (auto it = std::make_reverse_iterator(at_s + 1); it != ordered.rend(); ++it) {
-            const double l = L[*it];
-            if (l == 0.0) continue;
-            if (sire[*it] != unknown) L[sire[*it]] += 0.5 * l;
-            if (dam[*it] != unknown) L[dam[*it]] += 0.5 * l;
+          const int64_t u = static_cast<int64_t>(ordered.size());
+          auto& ps = w.local_sire;
+          auto& pd = w.local_dam;
+          ps.resize(u);
+          pd.resize(u);
+          for (int64_t k = 0; k < u; ++k) {
+            const int64_t j = ordered[k];
+            ps[k] = sire[j] == unknown ? -1 : local[sire[j]];
+            pd[k] = dam[j] == unknown ? -1 : local[dam[j]];
           }
-          for (int64_t j : ordered) {
-            double v = L[j] * D[j];
-            if (sire[j] != unknown) v += 0.5 * z[sire[j]];
-            if (dam[j] != unknown) v += 0.5 * z[dam[j]];
-            z[j] = v;
+          // L and z: u × batch, row-major (column c: sire t0 + c).
+          auto& L = w.L;
+          auto& z = w.z;
+          L.assign(u * batch, 0.0);
+          z.resize(u * batch);
+          int64_t top = 0;
+          for (int64_t c = 0; c < nb; ++c) {
+            const int64_t ks = local[sire[progeny[sire_start[t0 + c]]]];
+            L[ks * batch + c] = 1.0;
+            top = std::max(top, ks);
           }
-          for (int64_t k = gb; k < ge; ++k) F[progeny[k]] = 0.5 * z[dam[progeny[k]]];
-          for (int64_t j : ordered) L[j] = z[j] = 0.0;
+          // Tᵀe_s: only the sires and their ancestors, all at or before the youngest sire.
+          for (int64_t k = top; k >= 0; --k) {
+            const double* l = &L[k * batch];
+            bool any = false;
+            for (int64_t c = 0; c < batch; ++c) any |= l[c] != 0.0;
+            if (!any) continue;
+            if (ps[k] >= 0)
+              for (int64_t c = 0; c < batch; ++c) L[ps[k] * batch + c] += 0.5 * l[c];
+            if (pd[k] >= 0)
+              for (int64_t c = 0; c < batch; ++c) L[pd[k] * batch + c] += 0.5 * l[c];
+          }
+          for (int64_t k = 0; k < u; ++k) {
+            const double dj = D[ordered[k]];
+            double* zk = &z[k * batch];
+            const double* lk = &L[k * batch];
+            for (int64_t c = 0; c < batch; ++c) zk[c] = lk[c] * dj;
+            if (ps[k] >= 0)
+              for (int64_t c = 0; c < batch; ++c) zk[c] += 0.5 * z[ps[k] * batch + c];
+            if (pd[k] >= 0)
+              for (int64_t c = 0; c < batch; ++c) zk[c] += 0.5 * z[pd[k] * batch + c];
+          }
+          for (int64_t c = 0; c < nb; ++c)
+            for (int64_t k = sire_start[t0 + c]; k < sire_start[t0 + c + 1]; ++k)
+              F[progeny[k]] = 0.5 * z[local[dam[progeny[k]]] * batch + c];
         }
       }
 
@@ -204,6 +236,8 @@ std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_meth
       // (a max-heap) makes L_ij complete when j is taken; F_i = Σ_j L_ij² D_j − 1. L[j] = 0
       // marks "not in the heap". Full sibs copy the first one's F afterwards.
       if (trace) {
+        if (w.L.empty()) w.L.assign(n, 0.0);
+        double* L = w.L.data();
         auto& heap = w.heap;
 #pragma omp for schedule(dynamic, 16)
         for (int64_t k = b; k < e; ++k) {
