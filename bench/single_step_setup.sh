@@ -24,8 +24,15 @@ mkdir -p "$DIR"
 CHROMS=30
 if [ "$VARIANTS" = 0 ]; then VARIANTS=64; CHROMS=1; fi
 QTL=$((VARIANTS < 2000 ? VARIANTS / 2 : 1000))
-TIME=()
-if [ -x /usr/bin/time ]; then TIME=(/usr/bin/time -f "wall %e s, peak RSS %M KB"); fi
+# Wall time and peak memory of each program: GNU time, else Python's getrusage of the child.
+if [ -x /usr/bin/time ]; then
+  TIME=(/usr/bin/time -f "wall %e s, peak RSS %M KB")
+else
+  TIME=(python3 -c 'import resource, subprocess, sys, time
+t = time.time(); rc = subprocess.call(sys.argv[1:])
+print("wall %.2f s, peak RSS %d KB" % (time.time() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss), file=sys.stderr)
+sys.exit(rc)')
+fi
 
 echo "== simulate-pedigree: $N animals, $GENOTYPED genotyped x $VARIANTS variants, threads $THREADS"
 echo "   $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2 / 1048576}' /proc/meminfo) memory"
