@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "ops/table_products/cpu_amx.hpp"
@@ -122,6 +123,42 @@ __attribute__((target("avx512f,avx512dq"))) inline void sub_scaled_bytes(const u
   }
 }
 
+// C[i0 + r][j] += acc[32 j + r] + h[i0 + r] + h[j] for rows r < rows and j <= i0 + r: the j-major
+// block added to the rows of C through 8 × 8 transposes.
+__attribute__((target("avx512f"))) void add_block_rows(const double* acc, const double* h, int64_t i0, int64_t rows,
+                                                        double* C, int64_t ld) {
+  for (int64_t r0 = 0; r0 < rows; r0 += 8) {
+    const int64_t rn = std::min<int64_t>(8, rows - r0);
+    for (int64_t j0 = 0; j0 <= i0 + r0 + rn - 1; j0 += 8) {
+      __m512d v[8], t[8];
+      for (int q = 0; q < 8; ++q) v[q] = _mm512_loadu_pd(acc + 32 * (j0 + q) + r0);
+      // 8 × 8 transpose: t[r] = (v[0][r], ..., v[7][r]) (pairs, then 256-bit halves, then 128-bit lanes)
+      for (int q = 0; q < 8; q += 2) {
+        t[q] = _mm512_unpacklo_pd(v[q], v[q + 1]);
+        t[q + 1] = _mm512_unpackhi_pd(v[q], v[q + 1]);
+      }
+      for (int q = 0; q < 8; q += 4)
+        for (int e = 0; e < 2; ++e) {
+          v[q + e] = _mm512_shuffle_f64x2(t[q + e], t[q + e + 2], 0x88);
+          v[q + e + 2] = _mm512_shuffle_f64x2(t[q + e], t[q + e + 2], 0xdd);
+        }
+      for (int e = 0; e < 4; ++e) {
+        t[e] = _mm512_shuffle_f64x2(v[e], v[e + 4], 0x88);
+        t[e + 4] = _mm512_shuffle_f64x2(v[e], v[e + 4], 0xdd);
+      }
+      const __m512d hj = _mm512_loadu_pd(h + j0);
+      for (int64_t q = 0; q < rn; ++q) {
+        const int64_t i = i0 + r0 + q, last = std::min<int64_t>(7, i - j0);
+        if (last < 0) continue;
+        const auto mask = static_cast<__mmask8>((2u << last) - 1);
+        double* c = C + i * ld + j0;
+        const __m512d add = _mm512_add_pd(t[q], _mm512_add_pd(hj, _mm512_set1_pd(h[i])));
+        _mm512_mask_storeu_pd(c, mask, _mm512_add_pd(_mm512_maskz_loadu_pd(mask, c), add));
+      }
+    }
+  }
+}
+
 // y of the 4 calls in a .bed byte, as 4 bytes, for y = A1 count (flip 0) or A2 count (flip 1).
 struct byte_tables {
   uint32_t y[2][256];
@@ -207,14 +244,14 @@ void amx_table_crossprod(const executor& exec, const variant_major_view& g, cons
     for (int64_t i : miss[l]) h[i] -= plan.alpha[l] * plan.alpha[l];
 
   // Y tiles, [sample group of 16][step] (np positions = steps × 64).
-  std::vector<uint8_t> Y(static_cast<size_t>(n_pad * np));
+  const std::unique_ptr<uint8_t[]> Y(new uint8_t[static_cast<size_t>(n_pad * np)]);  // every tile is written below
   const int64_t valid_bytes = (n + 3) / 4;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
   for (int64_t jg = 0; jg < groups16; ++jg) {
     const int64_t j0 = 16 * jg;
     double u[16] = {};
     for (int64_t st = 0; st < steps; ++st) {
-      uint8_t* tile = Y.data() + (jg * steps + st) * 1024;
+      uint8_t* tile = Y.get() + (jg * steps + st) * 1024;
       std::memset(tile, 0, 1024);
       for (int64_t tp = 0; tp < 64; ++tp) {
         const int64_t l = plan.variant_at[st * 64 + tp];
@@ -259,10 +296,10 @@ void amx_table_crossprod(const executor& exec, const variant_major_view& g, cons
           // B[slice][step][tile 0/1][16 × 64]
           for (int64_t st = 0; st < ps; ++st)
             for (int t = 0; t < 2; ++t)
-              sliced_tile(Y.data() + ((2 * ib + t) * steps + s0 + st) * 1024, plan.digits.data() + (s0 + st) * 64,
+              sliced_tile(Y.get() + ((2 * ib + t) * steps + s0 + st) * 1024, plan.digits.data() + (s0 + st) * 64,
                           gr.slices, ps * 2048, np, B + st * 2048 + t * 1024);
           for (int64_t jb = 0; jb <= ib; ++jb) {
-            const uint8_t* a0 = Y.data() + (2 * jb * steps + s0) * 1024;
+            const uint8_t* a0 = Y.get() + (2 * jb * steps + s0) * 1024;
             for (int s = 0; s < gr.slices; ++s) {
               tile_product(a0, a0 + steps * 1024, B + s * ps * 2048, ps, buf);
               add_scaled(buf, std::ldexp(1.0, gr.scale_exp + 7 * s), acc.data() + 32 * 32 * jb, 32);
@@ -272,18 +309,16 @@ void amx_table_crossprod(const executor& exec, const variant_major_view& g, cons
       if (any_missing) {
         // Column terms: C[i][j] −= Σ_{l∈miss(j)} v_l y_il for the rows i of this block.
         for (int64_t p = 0; p < np; ++p) {
-          const uint8_t* tile = Y.data() + (2 * ib * steps + p / 64) * 1024 + p % 64;
+          const uint8_t* tile = Y.get() + (2 * ib * steps + p / 64) * 1024 + p % 64;
           for (int64_t r = 0; r < 32; ++r) yt[p * 32 + r] = tile[(r / 16) * steps * 1024 + (r % 16) * 64];
         }
         for (int64_t j = 0; j < std::min(cols, n); ++j)
           for (int64_t l : miss_v[j]) sub_scaled_bytes(yt.data() + position[l] * 32, plan.alpha[l] * plan.beta[l], acc.data() + 32 * j);
       }
-      for (int64_t r = 0; r < 32 && i0 + r < n; ++r) {
+      add_block_rows(acc.data(), h.data(), i0, std::min<int64_t>(32, n - i0), C, ld);
+      for (int64_t r = 0; r < 32 && i0 + r < n && any_missing; ++r) {
         const int64_t i = i0 + r;
         double* c = C + i * ld;
-        const double hi = h[i];
-        for (int64_t j = 0; j <= i; ++j) c[j] += acc[32 * j + r] + hi + h[j];
-        if (!any_missing) continue;
         // Row terms: C[i][j] −= Σ_{l∈miss(i)} v_l y_jl (j <= i; y_il = 0), then the jointly missing α².
         subtract_missing_rows(g, plan, miss_v[i], i + 1, c);
         for (int64_t l : miss_a[i]) {
