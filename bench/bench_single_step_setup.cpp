@@ -59,23 +59,32 @@ double median_time(int reps, F&& f) {
   return s[s.size() / 2];
 }
 
-void time_agg(const char* name, const genotyped_a_inverse& op, double setup, int reps) {
+void time_agg(const char* name, genotyped_a_inverse& op, double setup, int reps) {
   char note[256];
-  std::snprintf(note, sizeof note, "A^nn %lld x %lld, %lld nonzeros; factor %lld nonzeros, %s",
+  std::snprintf(note, sizeof note, "A^nn %lld x %lld, %lld nonzeros; factor %lld nonzeros, %s, %d levels",
                 static_cast<long long>(op.nongenotyped()), static_cast<long long>(op.nongenotyped()),
                 static_cast<long long>(op.nongenotyped_nonzeros()),
                 static_cast<long long>(op.factor_nonzeros()),
-                op.supernodal() ? "supernodal" : "simplicial");
+                op.supernodal() ? "supernodal" : "simplicial", op.solve_levels());
   row((std::string(name) + ": set-up").c_str(), setup, note);
   row((std::string(name) + ": factorisation").c_str(), op.factor_seconds());
   const int64_t k = op.size();
-  for (int64_t t : {1, 3}) {
-    const auto X = random_block(k, t);
-    std::vector<double> Y(k * t);
-    op.apply(t, X.data(), Y.data());  // first call allocates the workspaces
-    const double s = median_time(reps, [&] { op.apply(t, X.data(), Y.data()); });
-    row((std::string(name) + ": apply t = " + std::to_string(t)).c_str(), s);
+  // The level-scheduled sweeps (when the factor allows them), then cholmod_solve2.
+  for (bool cholmod : {false, true}) {
+    if (cholmod && op.solve_levels() == 0) break;
+    op.use_cholmod_solve(cholmod);
+    for (int64_t t : {1, 3}) {
+      const auto X = random_block(k, t);
+      std::vector<double> Y(k * t);
+      op.apply(t, X.data(), Y.data());  // first call allocates the workspaces
+      const double s = median_time(reps, [&] { op.apply(t, X.data(), Y.data()); });
+      row((std::string(name) + ": apply t = " + std::to_string(t) +
+           (cholmod ? " (cholmod_solve2)" : op.solve_levels() ? " (sweeps)" : ""))
+              .c_str(),
+          s);
+    }
   }
+  op.use_cholmod_solve(false);
 }
 
 }  // namespace
@@ -134,12 +143,12 @@ int main(int argc, char** argv) {
     std::printf("genotyped: %zu\n", genotyped.size());
     t0 = clock_type::now();
     {
-      const genotyped_a_inverse agg(ped, F, genotyped, threads);
+      genotyped_a_inverse agg(ped, F, genotyped, threads);
       time_agg("A_gg^-1 (pruned pedigree)", agg, since(t0), reps);
     }
     if (full) {
       t0 = clock_type::now();
-      const genotyped_a_inverse agg(ainv, genotyped, threads);
+      genotyped_a_inverse agg(ainv, genotyped, threads);
       time_agg("A_gg^-1 (whole A^-1)", agg, since(t0), reps);
     }
   } catch (const std::exception& e) {

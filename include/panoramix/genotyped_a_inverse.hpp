@@ -78,6 +78,13 @@ class genotyped_a_inverse {
   int64_t nongenotyped() const;
   /// True when CHOLMOD chose a supernodal factor (false: simplicial).
   bool supernodal() const;
+  /// A simplicial LDLᵀ factor (the usual one: pedigree blocks factor with little fill) is solved
+  /// by level-scheduled sweeps over OpenMP threads (rows whose dependencies are solved form a
+  /// level); other factors by cholmod_solve2 (one thread). The number of levels of each sweep,
+  /// 0 when cholmod_solve2 solves.
+  int solve_levels() const;
+  /// Solve with cholmod_solve2 even when the sweeps could (comparisons, tests).
+  void use_cholmod_solve(bool on);
 
  private:
   struct impl;

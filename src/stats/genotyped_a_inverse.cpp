@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "ldl_level_solve.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx {
@@ -63,6 +64,12 @@ struct genotyped_a_inverse::impl {
   bool cm_started = false;
   cholmod_factor* L = nullptr;
   mutable std::map<int64_t, solve_workspace> ws;
+  // The same factor solved by level-scheduled sweeps (simplicial LDLᵀ, the usual case for
+  // pedigrees): A^{gn}'s columns renumbered to the factor's permuted order, one m × t buffer per t.
+  ldl_level_solver sweeps;
+  std::vector<int64_t> gn_permuted_col;
+  bool force_cholmod_solve = false;
+  mutable std::map<int64_t, std::vector<double>> sweep_ws;
 
   ~impl() {
     if (!cm_started) return;
@@ -211,6 +218,13 @@ void genotyped_a_inverse::impl::factorise(std::vector<int64_t>&& rs, std::vector
   }
   lnz = static_cast<int64_t>(cm.lnz);
   super = L->is_super != 0;
+  if (!L->is_super && !L->is_ll) {
+    sweeps = ldl_level_solver(m, static_cast<const int64_t*>(L->Perm), static_cast<const int64_t*>(L->p),
+                              static_cast<const int64_t*>(L->nz), static_cast<const int64_t*>(L->i),
+                              static_cast<const double*>(L->x));
+    gn_permuted_col.resize(gn.col.size());
+    for (size_t q = 0; q < gn.col.size(); ++q) gn_permuted_col[q] = sweeps.inverse_perm()[gn.col[q]];
+  }
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -267,6 +281,10 @@ int64_t genotyped_a_inverse::factor_nonzeros() const { return impl_->lnz; }
 int64_t genotyped_a_inverse::nongenotyped_nonzeros() const { return impl_->nn_nonzeros; }
 int64_t genotyped_a_inverse::nongenotyped() const { return impl_->m; }
 bool genotyped_a_inverse::supernodal() const { return impl_->super; }
+int genotyped_a_inverse::solve_levels() const {
+  return impl_->sweeps.empty() || impl_->force_cholmod_solve ? 0 : impl_->sweeps.levels();
+}
+void genotyped_a_inverse::use_cholmod_solve(bool on) { impl_->force_cholmod_solve = on; }
 
 void genotyped_a_inverse::apply(int64_t t, const double* X, double* Y) const {
   PMX_EXPECTS(t >= 0, "t >= 0");
@@ -277,6 +295,38 @@ void genotyped_a_inverse::apply(int64_t t, const double* X, double* Y) const {
   s.gg.apply(t, X, Y, nt);  // Y = A^{gg} X
   if (m == 0 || s.ng.col.empty()) return;  // no coupling: A_gg⁻¹ = A^{gg}
 
+  const csr_block& ng = s.ng;
+  const csr_block& gn = s.gn;
+  if (!s.sweeps.empty() && !s.force_cholmod_solve) {
+    // W = P A^{ng} X (rows in the factor's order, m × t row-major), then P (A^{nn})⁻¹ A^{ng} X in
+    // place by the level-scheduled sweeps, then Y −= A^{gn} W with A^{gn}'s columns permuted.
+    std::vector<double>& W = s.sweep_ws[t];
+    W.resize(m * t);
+    const int64_t* perm = s.sweeps.perm().data();
+#pragma omp parallel for num_threads(nt) schedule(static, 4096) if (m * t > 50000)
+    for (int64_t r = 0; r < m; ++r) {
+      const int64_t o = perm[r];
+      double* w = W.data() + r * t;
+      for (int64_t c = 0; c < t; ++c) w[c] = 0.0;
+      for (int64_t q = ng.row_start[o]; q < ng.row_start[o + 1]; ++q) {
+        const double a = ng.value[q];
+        const double* x = X + ng.col[q] * t;
+        for (int64_t c = 0; c < t; ++c) w[c] += a * x[c];
+      }
+    }
+    s.sweeps.solve_permuted(t, W.data(), nt);
+#pragma omp parallel for num_threads(nt) schedule(static, 1024) if (k * t > 50000)
+    for (int64_t a = 0; a < k; ++a) {
+      double* y = Y + a * t;
+      for (int64_t q = gn.row_start[a]; q < gn.row_start[a + 1]; ++q) {
+        const double v = gn.value[q];
+        const double* z = W.data() + s.gn_permuted_col[q] * t;
+        for (int64_t c = 0; c < t; ++c) y[c] -= v * z[c];
+      }
+    }
+    return;
+  }
+
   solve_workspace& w = s.ws[t];
   if (w.B == nullptr) {
     w.B = cholmod_l_allocate_dense(m, t, m, CHOLMOD_REAL, &s.cm);
@@ -284,7 +334,6 @@ void genotyped_a_inverse::apply(int64_t t, const double* X, double* Y) const {
   }
   // B = A^{ng} X, column-major m × t (CHOLMOD's dense layout).
   double* B = static_cast<double*>(w.B->x);
-  const csr_block& ng = s.ng;
 #pragma omp parallel for num_threads(nt) schedule(static, 4096) if (m * t > 50000)
   for (int64_t r = 0; r < m; ++r) {
     double acc[8];
@@ -305,7 +354,6 @@ void genotyped_a_inverse::apply(int64_t t, const double* X, double* Y) const {
   const double* Z = static_cast<const double*>(w.X->x);
   const int64_t ld = static_cast<int64_t>(w.X->d);
   // Y −= A^{gn} Z.
-  const csr_block& gn = s.gn;
 #pragma omp parallel for num_threads(nt) schedule(static, 1024) if (k * t > 50000)
   for (int64_t a = 0; a < k; ++a) {
     double* y = Y + a * t;
