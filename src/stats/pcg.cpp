@@ -13,12 +13,16 @@ namespace pmx {
 namespace {
 
 constexpr int64_t chunk = 4096;
+// Vector updates below this length run on one thread: a parallel region costs microseconds on an
+// idle machine but up to a scheduler time slice (milliseconds) when the cores are shared, far
+// more than updating a few hundred kilobytes.
+constexpr int64_t parallel_length = 1 << 16;
 
 // Σ a_i b_i over fixed chunks added in chunk order (thread-count independent).
 double dot(int64_t n, const double* a, const double* b, std::vector<double>& part, int threads) {
   const int64_t chunks = (n + chunk - 1) / chunk;
   part.assign(chunks, 0.0);
-#pragma omp parallel for num_threads(threads) schedule(static) if (chunks > 4)
+#pragma omp parallel for num_threads(threads) schedule(static) if (n >= parallel_length)
   for (int64_t c = 0; c < chunks; ++c) {
     double s = 0;
     const int64_t end = std::min(n, (c + 1) * chunk);
@@ -52,7 +56,7 @@ pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& p
   }
   // r = b − C x
   apply(x, q.data());
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if (N >= parallel_length)
   for (int64_t i = 0; i < N; ++i) r[i] = b[i] - q[i];
   double rr = dot(N, r.data(), r.data(), part, nt);
   res.history.push_back({0, rr / bb, seconds()});
@@ -68,7 +72,7 @@ pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& p
       throw numeric_error("PCG: the mixed model equations are not positive definite (pᵀCp = " +
                           std::to_string(pq) + " at iteration " + std::to_string(it + 1) + ")");
     const double alpha = rz / pq;
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if (N >= parallel_length)
     for (int64_t i = 0; i < N; ++i) {
       x[i] += alpha * p[i];
       r[i] -= alpha * q[i];
@@ -78,7 +82,7 @@ pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& p
     rr = dot(N, r.data(), r.data(), part, nt);
     const double beta = rz_new / rz;
     rz = rz_new;
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if (N >= parallel_length)
     for (int64_t i = 0; i < N; ++i) p[i] = z[i] + beta * p[i];
     ++it;
     res.history.push_back({it, rr / bb, seconds()});
@@ -91,7 +95,7 @@ pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& p
   res.iterations = it;
   res.converged = rr / bb < tol;
   apply(x, q.data());
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if (N >= parallel_length)
   for (int64_t i = 0; i < N; ++i) r[i] = b[i] - q[i];
   res.true_relative_residual = dot(N, r.data(), r.data(), part, nt) / bb;
   return res;

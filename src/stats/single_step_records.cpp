@@ -221,7 +221,9 @@ void record_equations::apply(const double* beta, const double* a, double* y_beta
   const int t = t_;
   const int64_t chunks = static_cast<int64_t>(chunk_start_.size()) - 1;
   std::fill(y_a, y_a + n_ * t, 0.0);
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (chunks > 1)
+  // One thread for small record sets (a parallel region can cost a time slice on shared cores);
+  // the chunks, and so the sums, are the same either way.
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (records_ * t >= 32768)
   for (int64_t c = 0; c < chunks; ++c) {
     double* yb = partial_.data() + c * p_;
     std::fill(yb, yb + p_, 0.0);

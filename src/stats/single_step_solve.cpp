@@ -196,7 +196,7 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
     const double gs = term->genotype_seconds, ps = term->pedigree_seconds;
     eq.apply(x, x + p, y, y + p);
     const double* xg = x + p;
-#pragma omp parallel for num_threads(threads) schedule(static) if (rows > 10000)
+#pragma omp parallel for num_threads(threads) schedule(static) if (rows * t >= 65536)
     for (int64_t i = 0; i < rows; ++i)
       for (int a = 0; a < t; ++a) {
         double s = 0;
@@ -205,7 +205,7 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
       }
     term->apply(V.data(), Y.data());
     double* yg = y + p;
-#pragma omp parallel for num_threads(threads) schedule(static) if (rows > 10000)
+#pragma omp parallel for num_threads(threads) schedule(static) if (rows * t >= 65536)
     for (int64_t i = 0; i < rows * t; ++i) yg[i] = (i < n * t ? yg[i] : 0.0) + Y[i];
     ++sol.products;
     sol.other_seconds += all.seconds() - (term->genotype_seconds - gs) - (term->pedigree_seconds - ps);
@@ -222,7 +222,7 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
     }
     const double* rg = r + p;
     double* zg = z + p;
-#pragma omp parallel for num_threads(threads) schedule(static) if (rows > 10000)
+#pragma omp parallel for num_threads(threads) schedule(static) if (rows * t >= 65536)
     for (int64_t i = 0; i < rows; ++i) {
       const double* M = block_inv.data() + i * t * t;
       for (int a = 0; a < t; ++a) {

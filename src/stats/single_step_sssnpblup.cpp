@@ -26,7 +26,7 @@ class sssnpblup_term final : public genetic_term {
   sssnpblup_term(const executor& exec, const genomic_inputs& in)
       : in_(in), w_(in.geno->w), c_(in.two_sum_pq), n_(in.ped->size()),
         kg_(static_cast<int64_t>(in.geno->animals.size())), ks_(in.geno->genotypes.n_variants),
-        t_(in.t), op_(exec, in.geno->genotypes), centring_{in.p, {}} {
+        t_(in.t), op_(genotype_executor(exec, in.geno->genotypes.n_samples, in.geno->genotypes.n_variants), in.geno->genotypes), centring_{in.p, {}} {
     if (!(w_ > 0 && w_ < 1)) throw input_error("sssnpblup needs 0 < w < 1 (w = " + std::to_string(w_) + ")");
     stopwatch sw;
     agg_inv_ = std::make_unique<genotyped_a_inverse>(*in.ped, *in.F, in.geno->animals, in.threads);

@@ -2,6 +2,7 @@
 // the mixed model equations (iteration on data) and the genetic part of each model (H⁻¹ or the
 // ssSNPBLUP Σ⁻¹ applied to a block of t columns).
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -97,6 +98,21 @@ std::unique_ptr<genetic_term> make_pblup_term(const sparse_symmetric& ainv,
 std::unique_ptr<genetic_term> make_ssgblup_term(const executor& exec, const genomic_inputs& in);
 std::unique_ptr<genetic_term> make_sssnpblup_term(const executor& exec, const genomic_inputs& in);
 std::unique_ptr<genetic_term> make_ssgtablup_term(const executor& exec, const genomic_inputs& in);
+
+/// Threads worth waking for `work` elementary steps (about one per 2 M): a parallel region costs
+/// microseconds on an idle machine but up to a scheduler time slice (milliseconds) when the cores
+/// are shared, which is more than a small product takes on one core.
+inline int threads_for(double work, int threads) {
+  return static_cast<int>(std::clamp(work / double(1 << 21), 1.0, static_cast<double>(std::max(threads, 1))));
+}
+
+/// The executor of the genotype products of an n × k matrix: cuda and reference as given, cpu
+/// with threads_for(n·k) threads (a 500 × 7,250 product takes ~1 ms on one core; with two
+/// threads on loaded cores it took ~10 ms).
+inline executor genotype_executor(const executor& exec, int64_t n, int64_t k) {
+  if (exec.kind() != backend::cpu) return exec;
+  return executor(backend::cpu, threads_for(static_cast<double>(n) * static_cast<double>(k), exec.threads()));
+}
 
 /// Wall time of a piece of work (timing fields, logs).
 class stopwatch {
