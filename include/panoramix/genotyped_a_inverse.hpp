@@ -65,7 +65,8 @@ class genotyped_a_inverse {
   /// Y = A_gg⁻¹ X for t columns: X and Y are k × t, row-major (element (i,c) at [i*t + c]),
   /// rows in the order of `genotyped`. X and Y must not overlap. NOT thread-safe: the object
   /// keeps its solve workspaces (no allocation per call once t has been seen); concurrent calls
-  /// on one object race. Use one object per thread, or serialise the calls.
+  /// on one object race. Use one object per thread, or serialise the calls. Runs on the
+  /// constructor's `threads` (0 = all); the result does not depend on them.
   void apply(int64_t t, const double* X, double* Y) const;
   /// Dense A_gg⁻¹ (k × k row-major, order of `genotyped`): for tests and small k (O(k²) memory).
   std::vector<double> dense() const;
@@ -80,8 +81,8 @@ class genotyped_a_inverse {
   bool supernodal() const;
   /// A simplicial LDLᵀ factor (the usual one: pedigree blocks factor with little fill) is solved
   /// by level-scheduled sweeps over OpenMP threads (rows whose dependencies are solved form a
-  /// level); other factors by cholmod_solve2 (one thread). The number of levels of each sweep,
-  /// 0 when cholmod_solve2 solves.
+  /// level); other factors by cholmod_solve2 (one thread). The number of levels of the forward
+  /// sweep (the backward one has about as many), 0 when cholmod_solve2 solves.
   int solve_levels() const;
   /// Solve with cholmod_solve2 even when the sweeps could (comparisons, tests).
   void use_cholmod_solve(bool on);
