@@ -22,13 +22,14 @@ class sparse_symmetric_operator {
   sparse_symmetric_operator() = default;
   explicit sparse_symmetric_operator(const sparse_symmetric& s);
   int64_t size() const { return n_; }
-  int64_t nonzeros() const { return static_cast<int64_t>(col_.size()); }  ///< both triangles
+  int64_t nonzeros() const { return static_cast<int64_t>(value_.size()); }  ///< both triangles
   /// Y = S X; X and Y n × t row-major and not overlapping. Thread-safe (const, no workspace).
   void apply(int64_t t, const double* X, double* Y, int threads = 0) const;
 
  private:
   int64_t n_ = 0;
-  std::vector<int64_t> row_start_, col_;
+  std::vector<int64_t> row_start_, col_;  // col_ emptied when the columns fit col32_
+  std::vector<int32_t> col32_;
   std::vector<double> value_;
 };
 
