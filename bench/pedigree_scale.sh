@@ -37,4 +37,4 @@ start=$(date +%s.%N)
 end=$(date +%s.%N)
 cat "$DIR/sim.log"
 ls -l "$DIR"/sim.ids "$DIR"/sim.inbreeding "$DIR"/sim.ainv | awk '{print $5, $9}'
-echo "wall time of panoramix pedigree --ainv: $(echo "$end - $start" | bc) s"
+echo "wall time of panoramix pedigree --ainv: $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}') s"
