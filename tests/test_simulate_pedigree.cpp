@@ -19,7 +19,7 @@ sim::pedigree_params small() {
   p.n_founders = 300;
   p.n_generations = 5;
   p.sires_per_generation = 20;
-  p.n_variants = 2000;
+  p.n_variants = 2500;  // 40 chunks of <= 64 variants: two gene-drop groups of 32
   p.n_chromosomes = 4;
   p.n_qtl = 100;
   p.h2 = {0.3, 0.5};
