@@ -78,6 +78,10 @@ struct single_step_solution {
   std::vector<std::pair<std::string, double>> setup_seconds;
   double genotype_seconds = 0, pedigree_seconds = 0, other_seconds = 0;  ///< summed over products
   int64_t products = 0;  ///< MME products made (iterations + 2)
+  /// After each product (product k ends PCG iteration k; k = 0 the start, the last one the final
+  /// residual check): cumulative seconds in the genotype products and in the pedigree terms
+  /// (A⁻¹, A_gg⁻¹), on the same clock as pcg.history[k].seconds.
+  std::vector<double> genotype_seconds_after, pedigree_seconds_after;
   std::vector<std::string> notes;  ///< for the log (dropped levels, set-up facts)
 };
 

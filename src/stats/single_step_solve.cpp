@@ -93,9 +93,11 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
   // ---- pedigree
   stopwatch sw;
   const std::vector<double> F = inbreeding(ped, threads);
+  sol.setup_seconds.emplace_back("inbreeding", sw.seconds());
+  sw = stopwatch();
   const sparse_symmetric ainv = a_inverse(ped, F);
   const sparse_symmetric_operator ainv_op(ainv);
-  sol.setup_seconds.emplace_back("inbreeding and A^-1", sw.seconds());
+  sol.setup_seconds.emplace_back("A^-1 (Henderson's rules)", sw.seconds());
   // ---- records
   sw = stopwatch();
   const record_equations eq(ped, records, vc, threads);
@@ -209,6 +211,8 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
     for (int64_t i = 0; i < rows * t; ++i) yg[i] = (i < n * t ? yg[i] : 0.0) + Y[i];
     ++sol.products;
     sol.other_seconds += all.seconds() - (term->genotype_seconds - gs) - (term->pedigree_seconds - ps);
+    sol.genotype_seconds_after.push_back(term->genotype_seconds);
+    sol.pedigree_seconds_after.push_back(term->pedigree_seconds);
   };
   auto precondition = [&](const double* r, double* z) {
     if (dense_fixed) {
@@ -234,6 +238,8 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
   };
   std::vector<double> b(N, 0.0), x(N, 0.0);
   eq.rhs(b.data(), b.data() + p);
+  sol.genotype_seconds_after.reserve(opt.max_iterations + 2);
+  sol.pedigree_seconds_after.reserve(opt.max_iterations + 2);
   sol.pcg = pcg_solve(N, apply, precondition, b.data(), x.data(), opt.tol, opt.max_iterations, threads, progress);
   sol.genotype_seconds = term->genotype_seconds;
   sol.pedigree_seconds = term->pedigree_seconds;

@@ -28,9 +28,14 @@ class ssgtablup_term final : public genetic_term {
   ssgtablup_term(const executor& exec, const genomic_inputs& in)
       : host_(backend::cpu, in.threads), in_(in), w_(in.geno->w), c_(in.two_sum_pq),
         n_(in.ped->size()), kg_(static_cast<int64_t>(in.geno->animals.size())),
-        ks_(in.geno->genotypes.n_variants), t_(in.t), op_(genotype_executor(exec, in.geno->genotypes.n_samples, in.geno->genotypes.n_variants), in.geno->genotypes), centring_{in.p, {}} {
+        ks_(in.geno->genotypes.n_variants), t_(in.t), centring_{in.p, {}} {
     if (!(w_ > 0 && w_ < 1)) throw input_error("ssgtablup needs 0 < w < 1 (w = " + std::to_string(w_) + ")");
     stopwatch sw;
+    op_ = std::make_unique<gemm_operand>(genotype_executor(exec, kg_, ks_), in.geno->genotypes);
+    setup_seconds.emplace_back(exec.kind() == backend::cuda ? "genotype operand (2-bit upload to the device)"
+                                                            : "genotype operand",
+                               sw.seconds());
+    sw = stopwatch();
     agg_inv_ = std::make_unique<genotyped_a_inverse>(*in.ped, *in.F, in.geno->animals, in.threads);
     setup_seconds.emplace_back("A_gg^-1 operator (sparse Cholesky of A^nn)", sw.seconds());
     // ---- C = (1/w) ZᵀA_gg⁻¹Z + c/(1−w) I
@@ -78,7 +83,7 @@ class ssgtablup_term final : public genetic_term {
     agg_inv_->apply(t, Vg_.data(), S1_.data());
     pedigree_seconds += sw.seconds();
     sw = stopwatch();
-    gemm_transposed(op_, centring_, t, S1_.data(), t, 0.0, W1_.data(), t);
+    gemm_transposed(*op_, centring_, t, S1_.data(), t, 0.0, W1_.data(), t);
     if (Cinv_op_) {
       // W2 = C⁻¹ W1 needs column-major k × t blocks; W1/W2 are row-major k × t: transpose around.
       for (int64_t j = 0; j < ks_; ++j)
@@ -89,7 +94,7 @@ class ssgtablup_term final : public genetic_term {
     } else {
       cholesky_solve_rows(W1_.data(), W2_.data());
     }
-    gemm(op_, centring_, t, W2_.data(), t, 0.0, P_.data(), t);
+    gemm(*op_, centring_, t, W2_.data(), t, 0.0, P_.data(), t);
     genotype_seconds += sw.seconds();
     sw = stopwatch();
     agg_inv_->apply(t, P_.data(), S2_.data());
@@ -238,7 +243,7 @@ class ssgtablup_term final : public genetic_term {
         agg_inv_->apply(m, Zb.data(), Sb.data());
         pedigree += part.seconds();
         part = stopwatch();
-        gemm_transposed(op_, centring_, m, Sb.data(), m, 0.0, Wb.data(), m);
+        gemm_transposed(*op_, centring_, m, Sb.data(), m, 0.0, Wb.data(), m);
         for (int64_t j = 0; j < ks; ++j)
           for (int64_t c = 0; c < m; ++c) C[j * ks + first + c] = Wb[j * m + c] / w_;
         genotype += part.seconds();
@@ -264,7 +269,7 @@ class ssgtablup_term final : public genetic_term {
   double w_, c_;
   int64_t n_, kg_, ks_;
   int t_;
-  gemm_operand op_;
+  std::unique_ptr<gemm_operand> op_;
   gemm_centring centring_;
   std::unique_ptr<genotyped_a_inverse> agg_inv_;
   std::vector<double> Cinv_, L_, Vg_, S1_, S2_, P_, W1_, W2_, Wc_, Wc2_;

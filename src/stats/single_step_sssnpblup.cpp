@@ -26,9 +26,14 @@ class sssnpblup_term final : public genetic_term {
   sssnpblup_term(const executor& exec, const genomic_inputs& in)
       : in_(in), w_(in.geno->w), c_(in.two_sum_pq), n_(in.ped->size()),
         kg_(static_cast<int64_t>(in.geno->animals.size())), ks_(in.geno->genotypes.n_variants),
-        t_(in.t), op_(genotype_executor(exec, in.geno->genotypes.n_samples, in.geno->genotypes.n_variants), in.geno->genotypes), centring_{in.p, {}} {
+        t_(in.t), centring_{in.p, {}} {
     if (!(w_ > 0 && w_ < 1)) throw input_error("sssnpblup needs 0 < w < 1 (w = " + std::to_string(w_) + ")");
     stopwatch sw;
+    op_ = std::make_unique<gemm_operand>(genotype_executor(exec, kg_, ks_), in.geno->genotypes);
+    setup_seconds.emplace_back(exec.kind() == backend::cuda ? "genotype operand (2-bit upload to the device)"
+                                                            : "genotype operand",
+                               sw.seconds());
+    sw = stopwatch();
     agg_inv_ = std::make_unique<genotyped_a_inverse>(*in.ped, *in.F, in.geno->animals, in.threads);
     setup_seconds.emplace_back("A_gg^-1 operator (sparse Cholesky of A^nn)", sw.seconds());
     notes.push_back("A_gg^-1: A^nn of " + std::to_string(agg_inv_->nongenotyped()) + " animals, factor " +
@@ -46,7 +51,7 @@ class sssnpblup_term final : public genetic_term {
     in_.ainv_op->apply(t, V, Y, in_.threads);
     pedigree_seconds += sw.seconds();
     sw = stopwatch();
-    gemm(op_, centring_, t, V + n_ * t, t, 0.0, P_.data(), t);  // P = Z V_u
+    gemm(*op_, centring_, t, V + n_ * t, t, 0.0, P_.data(), t);  // P = Z V_u
     genotype_seconds += sw.seconds();
     sw = stopwatch();
     for (int64_t i = 0; i < kg_; ++i)
@@ -61,7 +66,7 @@ class sssnpblup_term final : public genetic_term {
     pedigree_seconds += sw.seconds();
     sw = stopwatch();
     double* Yu = Y + n_ * t;
-    gemm_transposed(op_, centring_, t, S_.data() + t, 2 * t, 0.0, Yu, t);  // Zᵀ S2
+    gemm_transposed(*op_, centring_, t, S_.data() + t, 2 * t, 0.0, Yu, t);  // Zᵀ S2
     const double* Vu = V + n_ * t;
     const double a = 1 / w_, b = c_ / (1 - w_);
     for (int64_t j = 0; j < ks_ * t; ++j) Yu[j] = a * Yu[j] + b * Vu[j];
@@ -81,7 +86,7 @@ class sssnpblup_term final : public genetic_term {
   double w_, c_;
   int64_t n_, kg_, ks_;
   int t_;
-  gemm_operand op_;
+  std::unique_ptr<gemm_operand> op_;
   gemm_centring centring_;
   std::unique_ptr<genotyped_a_inverse> agg_inv_;
   std::vector<double> P_, B_, S_;
