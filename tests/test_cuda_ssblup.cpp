@@ -114,11 +114,12 @@ void expect_cuda_equals_cpu(const dataset& d) {
       u = rel_diff(g.snp, c.snp);
       EXPECT_LE(u, 1e-9) << "sssnpblup SNP effects cuda vs cpu";
     }
-    std::printf("%s t=%d (%lld genotyped x %lld variants): cuda %lld / cpu %lld iterations, EBV rel. diff %.2e%s\n",
+    std::printf("%s t=%d (%lld genotyped x %lld variants): cuda %lld / cpu %lld iterations, EBV rel. diff %.2e",
                 model_name(m).c_str(), d.rec.traits_count(), static_cast<long long>(d.genotyped.size()),
                 static_cast<long long>(d.geno.n_variants()), static_cast<long long>(g.pcg.iterations),
-                static_cast<long long>(c.pcg.iterations), e,
-                m == single_step_model::sssnpblup ? (", SNP " + std::to_string(u)).c_str() : "");
+                static_cast<long long>(c.pcg.iterations), e);
+    if (m == single_step_model::sssnpblup) std::printf(", SNP effects %.2e", u);
+    std::printf("\n");
   }
 }
 
