@@ -64,7 +64,7 @@ for T in $TRAITS; do
     start=$(now)
     if ! "$BIN" ssblup --ped "$DIR/sim.ped" "${BFILE[@]}" --pheno "$DIR/sim.pheno" --traits "$TRAIT_LIST" \
         --class herd,lact --covar dim --vc "$VC" --model "$MODEL" --w 0.2 --tol "$TOL" --max-iter "$MAX_ITER" \
-        --device "$DEVICE" "${THREADS_ARG[@]}" --out "$OUTP" > "$OUTP.out" 2>&1; then
+        --chr-set 30 --device "$DEVICE" "${THREADS_ARG[@]}" --out "$OUTP" > "$OUTP.out" 2>&1; then
       echo "== $MODEL, $T trait(s): FAILED"; tail -n 5 "$OUTP.out"; continue
     fi
     total=$(elapsed "$start")
