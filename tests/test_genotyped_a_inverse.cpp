@@ -21,15 +21,6 @@
 namespace pmx {
 namespace {
 
-std::string data_file(const std::string& rel) {
-  const std::string p = std::string(PMX_SHARED_DATA) + "/" + rel;
-  return std::filesystem::exists(p) ? p : std::string();
-}
-
-#define PMX_REQUIRE_DATA(var, rel)        \
-  const std::string var = data_file(rel); \
-  if (var.empty()) GTEST_SKIP() << "dataset " << (rel) << " is absent"
-
 // The oracle: (A_gg)⁻¹ by long-double elimination of the tabular A among `g` (k × k row-major).
 std::vector<double> oracle_inverse(const pedigree& ped, const std::vector<int64_t>& g) {
   const int64_t k = static_cast<int64_t>(g.size());

@@ -21,16 +21,6 @@
 namespace pmx {
 namespace {
 
-// Path of a file under ../shared/data, or "" when absent (the test then skips, saying so).
-std::string data_file(const std::string& rel) {
-  const std::string p = std::string(PMX_SHARED_DATA) + "/" + rel;
-  return std::filesystem::exists(p) ? p : std::string();
-}
-
-#define PMX_REQUIRE_DATA(var, rel)                                 \
-  const std::string var = data_file(rel);                          \
-  if (var.empty()) GTEST_SKIP() << "dataset " << (rel) << " is absent"
-
 std::string write_file(const test::temp_dir& dir, const std::string& name,
                        const std::string& text) {
   const std::string p = dir.path(name);
@@ -214,7 +204,7 @@ TEST(Pedigree, AInverseMatchesDenseInverseOnTextbookPedigrees) {
   for (const char* name : {"nadiv_Mrode2.csv", "nadiv_Mrode3.csv", "nadiv_Mrode9.csv",
                            "nadiv_FG90.csv", "nadiv_Wray90.csv", "nadiv_Q1988.csv",
                            "nadiv_F2009.csv"}) {
-    const std::string p = data_file(std::string("pedigree_textbook/") + name);
+    const std::string p = test::data_file(std::string("pedigree_textbook/") + name);
     if (p.empty()) continue;
     SCOPED_TRACE(name);
     expect_ainv_matches_dense(read_pedigree_file(p), 1e-12);
@@ -377,7 +367,7 @@ TEST(PedigreeFile, FormatsOfTheSharedData) {
   EXPECT_EQ(e.id(e.sire(e.index("k"))), "s");
   for (const char* f : {"synbreed_cattle/cattle_pedigree.csv", "pedigreemm_milk/pedCows.csv",
                         "pedigreemm_milk/pedSires.csv"}) {
-    const std::string p = data_file(f);
+    const std::string p = test::data_file(f);
     if (!p.empty()) EXPECT_NO_THROW(expect_parents_first(read_pedigree_file(p))) << f;
   }
 }

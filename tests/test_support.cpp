@@ -57,6 +57,11 @@ std::string shared_data(const std::string& relative_prefix) {
   return std::filesystem::exists(p + ".bed") ? p : std::string();
 }
 
+std::string data_file(const std::string& relative_path) {
+  const std::string p = std::string(PMX_SHARED_DATA) + "/" + relative_path;
+  return std::filesystem::exists(p) ? p : std::string();
+}
+
 temp_dir& work() {
   static temp_dir dir;
   return dir;

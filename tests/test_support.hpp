@@ -47,6 +47,8 @@ int run(const std::string& command, const std::string& log = {});
 int panoramix(const std::string& args, const std::string& log = {});
 /// Path of a dataset prefix under ../shared/data, or "" when it is absent.
 std::string shared_data(const std::string& relative_prefix);
+/// Path of a file under ../shared/data, or "" when it is absent (the test then skips, saying so).
+std::string data_file(const std::string& relative_path);
 bool have_program(const std::string& name);
 
 /// One scratch directory shared by a test program's side-by-side runs (removed at exit).
@@ -75,3 +77,8 @@ double shifted_solve_error(const std::vector<double>& A, const std::vector<doubl
 long double ld_solve(std::vector<long double> M, std::vector<long double>& B, int64_t k, int64_t m);
 
 }  // namespace pmx::test
+
+/// Declares `var` = the path of ../shared/data/`rel`, or skips the test saying that it is absent.
+#define PMX_REQUIRE_DATA(var, rel)                  \
+  const std::string var = ::pmx::test::data_file(rel); \
+  if (var.empty()) GTEST_SKIP() << "../shared/data/" << (rel) << " is absent"

@@ -11,32 +11,6 @@
 namespace pmx {
 namespace {
 
-std::string_view unquote(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
-  return s;
-}
-
-// Comma-separated when the line has a comma (empty fields kept), else whitespace-separated.
-void split_fields(const std::string& line, std::vector<std::string_view>& out) {
-  out.clear();
-  std::string_view s(line);
-  while (!s.empty() && (s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
-  if (s.find(',') != std::string_view::npos) {
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = s.find(',', start);
-      out.push_back(unquote(s.substr(start, comma == s.npos ? s.npos : comma - start)));
-      if (comma == s.npos) break;
-      start = comma + 1;
-    }
-    return;
-  }
-  io::split_whitespace(s, out);
-  for (auto& f : out) f = unquote(f);
-}
-
 bool is_missing(std::string_view f) { return f.empty() || f == "NA" || f == "."; }
 
 bool blank_or_comment(const std::string& line) {
@@ -77,7 +51,7 @@ breeding_records read_breeding_records(const std::string& path,
   std::vector<std::string> header;
   while (in.next()) {
     if (in.line().find_first_not_of(" \t\r") == std::string::npos) continue;
-    split_fields(in.line(), f);
+    io::split_fields(in.line(), f);
     for (auto x : f) header.emplace_back(x);
     break;
   }
@@ -104,7 +78,7 @@ breeding_records read_breeding_records(const std::string& path,
   // ---- records
   while (in.next()) {
     if (blank_or_comment(in.line())) continue;
-    split_fields(in.line(), f);
+    io::split_fields(in.line(), f);
     if (f.size() < header.size())
       in.fail("expected " + std::to_string(header.size()) + " fields as in the header, found " +
               std::to_string(f.size()));
@@ -200,7 +174,7 @@ variance_components read_variance_components(const std::string& path, int t) {
   };
   while (in.next()) {
     if (blank_or_comment(in.line())) continue;
-    split_fields(in.line(), f);
+    io::split_fields(in.line(), f);
     if (f.size() == 1 && (f[0] == "genetic" || f[0] == "residual")) {
       const int which = f[0] == "genetic" ? 0 : 1;
       if (seen[which]) in.fail("second '" + std::string(f[0]) + "' section");

@@ -11,33 +11,6 @@ namespace pmx {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
-  return s;
-}
-
-// Comma-separated when the line has a comma (empty fields kept: "a,,b" has an unknown sire),
-// else whitespace-separated; surrounding double quotes are removed either way.
-void split_fields(const std::string& line, std::vector<std::string_view>& out) {
-  out.clear();
-  std::string_view s(line);
-  while (!s.empty() && (s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
-  if (s.find(',') != std::string_view::npos) {
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = s.find(',', start);
-      out.push_back(trim(s.substr(start, comma == std::string_view::npos ? s.npos : comma - start)));
-      if (comma == std::string_view::npos) break;
-      start = comma + 1;
-    }
-    return;
-  }
-  io::split_whitespace(s, out);
-  for (auto& f : out) f = trim(f);
-}
-
 std::string lower(std::string_view s) {
   std::string r(s);
   std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -75,7 +48,7 @@ pedigree read_pedigree_file(const std::string& path, pedigree_columns columns,
     const std::string& line = in.line();
     const size_t c = line.find_first_not_of(" \t\r");
     if (c == std::string::npos || line[c] == '#') continue;
-    split_fields(line, f);
+    io::split_fields(line, f);
     if (first) {
       first = false;
       const int k2 = f.size() >= 3 ? parent_column_kind(f[1]) : 0;

@@ -1,5 +1,7 @@
 #include "io/text_lines.hpp"
 
+#include <cctype>
+
 #include "panoramix/error.hpp"
 
 namespace pmx::io {
@@ -34,6 +36,32 @@ void split_whitespace(std::string_view s, std::vector<std::string_view>& out) {
     if (j > i) out.push_back(s.substr(i, j - i));
     i = j;
   }
+}
+
+namespace {
+std::string_view trim_unquote(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  return s;
+}
+}  // namespace
+
+void split_fields(std::string_view s, std::vector<std::string_view>& out) {
+  out.clear();
+  while (!s.empty() && (s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  if (s.find(',') != std::string_view::npos) {
+    size_t start = 0;
+    for (;;) {
+      const size_t comma = s.find(',', start);
+      out.push_back(trim_unquote(s.substr(start, comma == s.npos ? s.npos : comma - start)));
+      if (comma == s.npos) break;
+      start = comma + 1;
+    }
+    return;
+  }
+  split_whitespace(s, out);
+  for (auto& f : out) f = trim_unquote(f);
 }
 
 }  // namespace pmx::io

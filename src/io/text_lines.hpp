@@ -34,4 +34,9 @@ class text_lines {
 /// Splits on spaces and tabs (and a trailing '\r').
 void split_whitespace(std::string_view s, std::vector<std::string_view>& out);
 
+/// Comma-separated when the line has a comma (empty fields kept: "a,,b" has three fields), else
+/// whitespace-separated; fields are trimmed and surrounding double quotes removed either way
+/// (pedigree and record files, which come from spreadsheets as often as from PLINK-style tools).
+void split_fields(std::string_view line, std::vector<std::string_view>& out);
+
 }  // namespace pmx::io
