@@ -9,6 +9,7 @@
 #include "panoramix/error.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
 #include "panoramix/single_step.hpp"
+#include "single_step_terms.hpp"
 
 namespace pmx {
 
@@ -107,4 +108,26 @@ std::vector<double> pedigree_relationships_among(const pedigree& ped, const std:
   return A;
 }
 
+namespace detail {
+
+snp_model_operands make_snp_model_operands(const char* model, const executor& exec,
+                                           const genomic_inputs& in, genetic_term& term) {
+  const double w = in.geno->w;
+  if (!(w > 0 && w < 1)) throw input_error(std::string(model) + " needs 0 < w < 1 (w = " + std::to_string(w) + ")");
+  const int64_t kg = static_cast<int64_t>(in.geno->animals.size()), ks = in.geno->genotypes.n_variants;
+  snp_model_operands out;
+  stopwatch sw;
+  out.genotypes = std::make_unique<gemm_operand>(genotype_executor(exec, kg, ks), in.geno->genotypes);
+  term.setup_seconds.emplace_back(
+      exec.kind() == backend::cuda ? "genotype operand (2-bit upload to the device)" : "genotype operand", sw.seconds());
+  sw = stopwatch();
+  out.agg_inv = std::make_unique<genotyped_a_inverse>(*in.ped, *in.F, in.geno->animals, in.threads);
+  term.setup_seconds.emplace_back("A_gg^-1 operator (sparse Cholesky of A^nn)", sw.seconds());
+  term.notes.push_back("A_gg^-1: A^nn of " + std::to_string(out.agg_inv->nongenotyped()) + " animals, factor " +
+                       std::to_string(out.agg_inv->factor_nonzeros()) + " nonzeros (" +
+                       (out.agg_inv->supernodal() ? "supernodal" : "simplicial") + ")");
+  return out;
+}
+
+}  // namespace detail
 }  // namespace pmx

@@ -29,18 +29,12 @@ class ssgtablup_term final : public genetic_term {
       : host_(backend::cpu, in.threads), in_(in), w_(in.geno->w), c_(in.two_sum_pq),
         n_(in.ped->size()), kg_(static_cast<int64_t>(in.geno->animals.size())),
         ks_(in.geno->genotypes.n_variants), t_(in.t), centring_{in.p, {}} {
-    if (!(w_ > 0 && w_ < 1)) throw input_error("ssgtablup needs 0 < w < 1 (w = " + std::to_string(w_) + ")");
-    stopwatch sw;
-    op_ = std::make_unique<gemm_operand>(genotype_executor(exec, kg_, ks_), in.geno->genotypes);
-    setup_seconds.emplace_back(exec.kind() == backend::cuda ? "genotype operand (2-bit upload to the device)"
-                                                            : "genotype operand",
-                               sw.seconds());
-    sw = stopwatch();
-    agg_inv_ = std::make_unique<genotyped_a_inverse>(*in.ped, *in.F, in.geno->animals, in.threads);
-    setup_seconds.emplace_back("A_gg^-1 operator (sparse Cholesky of A^nn)", sw.seconds());
+    auto operands = make_snp_model_operands("ssgtablup", exec, in, *this);
+    op_ = std::move(operands.genotypes);
+    agg_inv_ = std::move(operands.agg_inv);
     // ---- C = (1/w) ZᵀA_gg⁻¹Z + c/(1−w) I
     std::vector<double> C = build_c(in.threads);
-    sw = stopwatch();
+    stopwatch sw;
     try {
       if (exec.kind() == backend::cuda) {
         // C⁻¹ formed on the GPU and kept there as a resident operand: each product is a device

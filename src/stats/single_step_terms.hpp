@@ -12,6 +12,7 @@
 #include "panoramix/breeding_records.hpp"
 #include "panoramix/executor.hpp"
 #include "panoramix/genotyped_a_inverse.hpp"
+#include "panoramix/ops/genotype_gemm.hpp"
 #include "panoramix/pedigree.hpp"
 #include "panoramix/single_step.hpp"
 
@@ -93,6 +94,27 @@ struct genomic_inputs {
   int threads = 1;
 };
 
+/// Wall time of a piece of work (timing fields, logs).
+class stopwatch {
+ public:
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+/// What the SNP-based models (sssnpblup, ssgtablup) set up first: the genotype operand (uploaded
+/// once on cuda) and the A_gg⁻¹ operator, each timed into term.setup_seconds, the factor noted.
+/// Throws input_error unless 0 < w < 1 (`model` names the model in the message).
+struct snp_model_operands {
+  std::unique_ptr<gemm_operand> genotypes;
+  std::unique_ptr<genotyped_a_inverse> agg_inv;
+};
+snp_model_operands make_snp_model_operands(const char* model, const executor& exec,
+                                           const genomic_inputs& in, genetic_term& term);
+
 std::unique_ptr<genetic_term> make_pblup_term(const sparse_symmetric& ainv,
                                               const sparse_symmetric_operator& op, int t, int threads);
 std::unique_ptr<genetic_term> make_ssgblup_term(const executor& exec, const genomic_inputs& in);
@@ -114,15 +136,5 @@ inline executor genotype_executor(const executor& exec, int64_t n, int64_t k) {
   return executor(backend::cpu, threads_for(static_cast<double>(n) * static_cast<double>(k), exec.threads()));
 }
 
-/// Wall time of a piece of work (timing fields, logs).
-class stopwatch {
- public:
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
 
 }  // namespace pmx::detail
