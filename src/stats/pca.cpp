@@ -16,6 +16,7 @@
 #include "panoramix/ops/dense_linalg.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
 #include "panoramix/packed_genotypes.hpp"
+#include "subspace_iteration.hpp"
 
 namespace pmx {
 namespace {
@@ -37,17 +38,6 @@ std::string sample_name(const plink_fileset& data, int64_t i) {
   return data.sample(i).fid + " " + data.sample(i).iid;
 }
 
-// Flips each column so that its entry of largest magnitude is positive (the first such entry).
-void normalise_signs(std::vector<double>& v, int64_t n, int64_t m) {
-  for (int64_t c = 0; c < m; ++c) {
-    double* col = v.data() + c * n;
-    int64_t at = 0;
-    for (int64_t i = 1; i < n; ++i)
-      if (std::fabs(col[i]) > std::fabs(col[at])) at = i;
-    if (col[at] < 0)
-      for (int64_t i = 0; i < n; ++i) col[i] = -col[i];
-  }
-}
 
 // ------------------------------------------------------------------------------------------------
 // G·V without forming G (pca.hpp). With k_c − m_i − m_j = C (1 − b_i)(1 − b_j)(1 − β_i β_j),
@@ -352,85 +342,16 @@ pca_result randomized_pca(const executor& exec, const plink_fileset& data, const
     }
   });
 
-  // Subspace iteration with Rayleigh–Ritz after every filter step. The step applies a degree-d
-  // Chebyshev polynomial of G that is small on [0, θ_l] (the Ritz value at the block's end, below
-  // the unwanted spectrum's top) and grows fast above it (Zhou & Saad 2007): per product, the
-  // wanted directions gain like t + sqrt(t² − 1), t = (2λ_i − θ_l)/θ_l, instead of λ_i/λ_{l+1}
-  // for plain power steps; it needs no more memory than the power step. The step's first product
-  // G Q is the one Rayleigh–Ritz uses, so the residuals cost no extra product.
-  std::vector<double> Q(static_cast<size_t>(n * l)), Y(Q.size()), X(Q.size()), GX(Q.size());
-  std::vector<double> B(static_cast<size_t>(l * l)), U(B.size()), theta(static_cast<size_t>(l));
-  std::mt19937_64 rng(opt.seed);
-  std::normal_distribution<double> normal;
-  for (double& q : Q) q = normal(rng);
-  // Degree of the next filter: enough products to reach the tolerance at the rate the last step
-  // achieved (starting at 4), so the last step does not overshoot by much.
-  int degree = 4;
-  double first_residual = -1, last_residual = -1;
+  // Subspace iteration with Chebyshev filters (subspace_iteration.hpp).
   timed(res.stage_seconds, "subspace iteration", [&] {
-    op.apply(Q.data(), l, Y.data());
-    orthonormalize(host, n, l, Y.data(), n);
-    Q.swap(Y);
-    for (int it = 1;; ++it) {
-      op.apply(Q.data(), l, Y.data());  // Y = G Q
-      dense_gemm(host, true, false, l, l, n, 1.0, Q.data(), n, Y.data(), n, 0.0, B.data(), l);
-      for (int64_t a = 0; a < l; ++a)
-        for (int64_t c = 0; c < a; ++c) B[c * l + a] = B[a * l + c] = 0.5 * (B[c * l + a] + B[a * l + c]);
-      symmetric_eigen(host, l, B.data(), l, l, theta.data(), U.data(), l);
-      // Ritz vectors X = Q U and G X = Y U (all l of them: the filter continues from them).
-      dense_gemm(host, false, false, n, l, l, 1.0, Q.data(), n, U.data(), l, 0.0, X.data(), n);
-      dense_gemm(host, false, false, n, l, l, 1.0, Y.data(), n, U.data(), l, 0.0, GX.data(), n);
-      double worst = 0;
-      for (int64_t c = 0; c < m; ++c) {
-        double r2 = 0;
-        for (int64_t i = 0; i < n; ++i) {
-          const double r = GX[c * n + i] - theta[c] * X[c * n + i];
-          r2 += r * r;
-        }
-        worst = std::max(worst, std::sqrt(r2));
-      }
-      const double top = std::fabs(theta[0]);
-      res.iterations = it;
-      res.max_residual = top > 0 ? worst / top : worst;
-      if (first_residual < 0) first_residual = std::max(res.max_residual, opt.tolerance);
-      if (worst <= opt.tolerance * top || it >= opt.max_iterations) {
-        res.converged = worst <= opt.tolerance * top;
-        break;
-      }
-      report(progress, "subspace iteration",
-             std::clamp(std::log(first_residual / res.max_residual) / std::log(first_residual / opt.tolerance),
-                        0.0, 1.0));
-      if (last_residual > 0 && res.max_residual < last_residual) {
-        const double rate = std::pow(res.max_residual / last_residual, 1.0 / degree);
-        const double need = std::log(opt.tolerance / res.max_residual) / std::log(rate);
-        degree = std::clamp(static_cast<int>(std::ceil(need)), 2, 8);
-      }
-      last_residual = res.max_residual;
-      const double lo = std::min(0.0, theta[l - 1]), hi = theta[l - 1];
-      if (l == n || !(theta[0] > hi * (1 + 1e-9)) || hi <= lo) {
-        Y.swap(GX);  // no separation to exploit: plain power step
-      } else {
-        // Scaled three-term recurrence on [lo, hi]: X0 = X, X1 = (G − c)X σ/e, X_{j+1} = …
-        const double e = 0.5 * (hi - lo), c = 0.5 * (hi + lo), sigma1 = e / (theta[0] - c);
-        double sigma = sigma1;
-        for (size_t q = 0; q < Y.size(); ++q) Y[q] = (GX[q] - c * X[q]) * (sigma1 / e);
-        for (int d = 2; d <= degree; ++d) {
-          const double sigma2 = 1 / (2 / sigma1 - sigma);
-          op.apply(Y.data(), l, GX.data());
-          for (size_t q = 0; q < Y.size(); ++q) {
-            const double next = (GX[q] - c * Y[q]) * (2 * sigma2 / e) - sigma * sigma2 * X[q];
-            X[q] = Y[q];
-            Y[q] = next;
-          }
-          sigma = sigma2;
-        }
-      }
-      orthonormalize(host, n, l, Y.data(), n);
-      Q.swap(Y);
-    }
+    detail::subspace_iteration_options so;
+    so.n = n, so.block = l, so.wanted = m, so.tolerance = opt.tolerance, so.max_iterations = opt.max_iterations;
+    so.seed = opt.seed, so.progress_stage = "subspace iteration";
+    auto it = detail::top_eigenpairs(
+        host, so, [&](const double* X, double* Y) { op.apply(X, l, Y); }, progress);
+    res.values = std::move(it.values), res.vectors = std::move(it.vectors);
+    res.iterations = it.iterations, res.max_residual = it.max_residual, res.converged = it.converged;
   });
-  res.values.assign(theta.begin(), theta.begin() + m);
-  res.vectors.assign(X.begin(), X.begin() + n * m);
   return res;
 }
 
@@ -447,7 +368,7 @@ pca_result compute_pca(const executor& exec, const plink_fileset& data, const pc
   if (opt.exact && opt.missing != pca_missing_mode::plink)
     throw input_error("pca: --missing impute applies to the randomized path only (--exact is PLINK's matrix)");
   pca_result res = opt.exact ? exact_pca(exec, data, opt, progress) : randomized_pca(exec, data, opt, progress);
-  normalise_signs(res.vectors, res.n, res.pcs);
+  detail::normalise_signs(res.vectors, res.n, res.pcs);
   return res;
 }
 
