@@ -13,7 +13,8 @@
 // inflated one after the other and only the DGEMMs timed (sum over chunks of each chunk's median),
 // and the cpu backend on the same genotypes (n ≤ --cpu-max-n; --cpu-reps timed runs, median,
 // after one warm-up unless --cpu-reps is 1). --sweep also times the kernel variants that the
-// environment selects (PMX_GEMM_ZTL=mt4, PMX_GEMM_MMA=m8) against the default's results.
+// environment selects (PMX_GEMM_ZTL=mt4, PMX_GEMM_MMA=m8, PMX_GEMM_NARROW=0) against the default's
+// results.
 //
 // Usage: bench_cuda_gemm [--sizes 102000,751000,3101000] [--k 50241] [--l 10] [--reps 5]
 //                        [--cpu-max-n 102000] [--cpu-reps 2] [--cpu-threads 0]
@@ -236,7 +237,8 @@ int main(int argc, char** argv) {
           const char *name, *var, *value;
         };
         const variant vs[] = {{"PMX_GEMM_ZTL=mt4 (64 variants/warp)", "PMX_GEMM_ZTL", "mt4"},
-                              {"PMX_GEMM_MMA=m8 (sm_80 kernels)", "PMX_GEMM_MMA", "m8"}};
+                              {"PMX_GEMM_MMA=m8 (sm_80 kernels)", "PMX_GEMM_MMA", "m8"},
+                              {"PMX_GEMM_NARROW=0 (MMA for l <= 3)", "PMX_GEMM_NARROW", "0"}};
         for (const variant& v : vs) {
           setenv(v.var, v.value, 1);
           const double a = median_s(reps, zl), b = median_s(reps, ztl);

@@ -420,6 +420,33 @@ dataset milk(const std::string& ped_path, const std::string& records, int t) {
   return d;
 }
 
+// The per-iteration observer (which `ssblup` uses to write PREFIX.iter.part while PCG runs) sees
+// exactly the history the solve returns, with non-decreasing cumulative genotype seconds.
+TEST(SsblupPcg, ObserverSeesEveryIteration) {
+  const dataset d = simulated(1, 600, 150, 300, 31);
+  single_step_genotypes g;
+  g.genotypes = d.geno.view();
+  g.animals = d.genotyped;
+  single_step_options o;
+  o.model = single_step_model::sssnpblup;
+  o.tol = 1e-16;
+  std::vector<pcg_iteration> seen;
+  std::vector<double> gsec;
+  o.on_iteration = [&](const pcg_iteration& h, double gs, double) {
+    seen.push_back(h);
+    gsec.push_back(gs);
+  };
+  const auto s = solve_single_step(executor(backend::cpu), d.ped, d.rec, d.vc, &g, o);
+  ASSERT_TRUE(s.pcg.converged);
+  ASSERT_EQ(seen.size(), s.pcg.history.size());
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].iteration, s.pcg.history[i].iteration);
+    EXPECT_EQ(seen[i].relative_residual, s.pcg.history[i].relative_residual);
+    if (i > 0) EXPECT_GE(gsec[i], gsec[i - 1]);
+  }
+  EXPECT_GT(gsec.back(), 0.0);
+}
+
 TEST(SsblupPblup, MilkOneTraitEqualsDenseSolve) {
   PMX_REQUIRE_DATA(ped, "pedigreemm_milk/pedCowsR.csv");
   PMX_REQUIRE_DATA(rec, "pedigreemm_milk/milk.csv");
@@ -608,6 +635,7 @@ TEST(SsblupCli, WritesOutputsAndLogAndModelsAgree) {
   for (const char* ext : {".sol", ".ebv", ".snp", ".iter", ".log"})
     EXPECT_TRUE(std::filesystem::exists(a + ext)) << a + ext;
   EXPECT_FALSE(std::filesystem::exists(b + ".snp"));
+  EXPECT_FALSE(std::filesystem::exists(a + ".iter.part")) << "the progress file outlives the run";
   const auto ebv = lines_of(a + ".ebv");
   EXPECT_EQ(ebv.front(), "ID\ttrait1\ttrait2\ttrait3");
   EXPECT_EQ(ebv.size(), 1501u);

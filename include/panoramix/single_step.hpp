@@ -18,6 +18,7 @@
 // scale, the intercept adjusted accordingly).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +56,9 @@ struct single_step_options {
   /// Fixed effects up to this count get one dense block (their exact inverse) in the
   /// preconditioner, and a rank check; beyond, a diagonal.
   int64_t dense_fixed_limit = 2000;
+  /// Called after each PCG iteration (0: the start) with its history entry and the cumulative
+  /// seconds in the genotype products and in the pedigree terms so far (e.g. to write progress).
+  std::function<void(const pcg_iteration&, double genotype_seconds, double pedigree_seconds)> on_iteration;
 };
 
 struct fixed_effect_estimate {

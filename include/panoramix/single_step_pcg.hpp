@@ -29,11 +29,14 @@ struct pcg_result {
 /// y ← C x for the N unknowns (x, y host arrays of N doubles, not overlapping).
 using pcg_operator = std::function<void(const double* x, double* y)>;
 
+/// Called after each iteration (iteration 0: the start) with its history entry.
+using pcg_observer = std::function<void(const pcg_iteration&)>;
+
 /// Solves C x = b by PCG from the x given (zeros for a cold start), preconditioner M (z ← M⁻¹ r).
 /// Stops when ‖r‖²/‖b‖² < tol (r the recursive residual) or after max_iterations. b = 0 gives
 /// x = 0. Vector updates run on `threads` OpenMP threads (0 = all); results do not depend on it.
 pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& precondition,
                      const double* b, double* x, double tol, int64_t max_iterations, int threads,
-                     progress_sink* progress = nullptr);
+                     progress_sink* progress = nullptr, const pcg_observer& observe = {});
 
 }  // namespace pmx

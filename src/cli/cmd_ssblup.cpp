@@ -164,6 +164,24 @@ void run_ssblup(const common_options& o, const ssblup_cli& c, run_log& log) {
   so.model = model;
   so.tol = c.tol;
   so.max_iterations = c.max_iterations;
+  // PCG history while it runs, in PREFIX.iter.part (a run that is stopped keeps it); the finished
+  // PREFIX.iter replaces it.
+  struct progress_file {  // removed when this function returns or throws
+    std::string path;
+    std::FILE* f;
+    ~progress_file() {
+      if (f) std::fclose(f);
+      std::remove(path.c_str());
+    }
+  } part{o.out + ".iter.part", nullptr};
+  part.f = std::fopen(part.path.c_str(), "w");
+  if (!part.f) throw io_error("cannot write " + part.path);
+  std::fputs("iteration\trelative_residual\tseconds\tgenotype_seconds\tpedigree_seconds\n", part.f);
+  so.on_iteration = [&](const pcg_iteration& h, double gs, double ps) {
+    std::fprintf(part.f, "%lld\t%.6e\t%.6f\t%.6f\t%.6f\n", static_cast<long long>(h.iteration), h.relative_residual,
+                 h.seconds, gs, ps);
+    std::fflush(part.f);
+  };
   log.begin("solve (" + c.model + ")");
   const single_step_solution s =
       solve_single_step(exec, ped, rec, vc, model == single_step_model::pblup ? nullptr : &sg, so, &log);
@@ -190,7 +208,10 @@ void run_ssblup(const common_options& o, const ssblup_cli& c, run_log& log) {
     const double p = s.pedigree_seconds_after[it] - s.pedigree_seconds_after[0];
     log.message("Per iteration (" + std::to_string(it) + "): genotype products " + num(g / it * 1e3) +
                 " ms, pedigree (A^-1, A_gg^-1) " + num(p / it * 1e3) + " ms, rest " +
-                num((wall - g - p) / it * 1e3) + " ms; total " + num(wall / it * 1e3) + " ms");
+                num((wall - g - p) / it * 1e3) + " ms; total " + num(wall / it * 1e3) + " ms" +
+                (exec.kind() == backend::cuda && model == single_step_model::sssnpblup
+                     ? " (Z x runs on the GPU while the CPU applies A^-1: the parts overlap)"
+                     : ""));
   }
   // ---- outputs
   log.begin("write");
@@ -275,7 +296,8 @@ void add_ssblup_command(CLI::App& app, int argc, char** argv, int& status) {
       "  `panoramix pedigree` writes PREFIX.ids), PREFIX.snp (sssnpblup: SNP A1 p + effects),\n"
       "  PREFIX.iter (iteration, relative residual, cumulative seconds: all, genotype products,\n"
       "  pedigree terms), PREFIX.log (set-up stages; per-iteration split). Without convergence\n"
-      "  the run fails and only PREFIX.iter is written.\n"
+      "  the run fails and only PREFIX.iter is written. While PCG runs, PREFIX.iter.part holds\n"
+      "  the history so far (left behind only by a run that was stopped).\n"
       "Example: panoramix ssblup --ped herd.ped --bfile geno --pheno herd.pheno --traits milk,fat\n"
       "         --class herd,lact --covar dim --vc herd.vc --model sssnpblup --w 0.2 --out ev");
   add_common_options(cmd, *opt, true);

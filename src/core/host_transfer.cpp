@@ -32,6 +32,21 @@ void copy_parallel(void* dst, const void* src, size_t bytes, int threads) {
   }
 }
 
+void copy_rows(double* dst, int64_t dst_ld, const double* src, int64_t src_ld, int64_t rows, int64_t cols,
+               int threads) {
+  if (rows <= 0 || cols <= 0) return;
+  if (dst_ld == cols && src_ld == cols) {
+    copy_parallel(dst, src, static_cast<size_t>(rows * cols) * sizeof(double), threads);
+    return;
+  }
+  constexpr int64_t per_piece = int64_t{1} << 17;  // elements (1 MiB) per piece of rows
+  const int64_t rows_per = std::max<int64_t>(1, per_piece / cols), pieces = (rows + rows_per - 1) / rows_per;
+#pragma omp parallel for schedule(static) num_threads(threads) if (pieces > 1)
+  for (int64_t p = 0; p < pieces; ++p)
+    for (int64_t i = p * rows_per; i < std::min(rows, (p + 1) * rows_per); ++i)
+      std::memcpy(dst + i * dst_ld, src + i * src_ld, static_cast<size_t>(cols) * sizeof(double));
+}
+
 namespace {
 template <class T>
 void add_rows_impl(T* dst, int64_t ld, const T* src, int64_t src_ld, int64_t rows, int64_t cols, bool lower,

@@ -20,6 +20,10 @@ void copy_rows_padded(uint8_t* dst, int64_t dst_pitch, const variant_major_view&
 /// memcpy split over threads.
 void copy_parallel(void* dst, const void* src, size_t bytes, int threads);
 
+/// dst[i * dst_ld + j] = src[i * src_ld + j] for i < rows, j < cols (1 MiB pieces over threads).
+void copy_rows(double* dst, int64_t dst_ld, const double* src, int64_t src_ld, int64_t rows, int64_t cols,
+               int threads);
+
 /// dst[i * ld + j] += src[i * src_ld + j] for i < rows, j < cols. With `lower`, only the entries
 /// with j0 + j <= i0 + i (the lower triangle of the whole matrix, the block at global (i0, j0)).
 void add_rows(int32_t* dst, int64_t ld, const int32_t* src, int64_t src_ld, int64_t rows, int64_t cols,

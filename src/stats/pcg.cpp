@@ -38,7 +38,7 @@ double dot(int64_t n, const double* a, const double* b, std::vector<double>& par
 
 pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& precondition,
                      const double* b, double* x, double tol, int64_t max_iterations, int threads,
-                     progress_sink* progress) {
+                     progress_sink* progress, const pcg_observer& observe) {
   PMX_EXPECTS(N >= 0 && tol > 0 && max_iterations >= 0, "valid sizes and tolerance");
   const int nt = threads > 0 ? threads : omp_get_max_threads();
   using clock = std::chrono::steady_clock;
@@ -60,6 +60,7 @@ pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& p
   for (int64_t i = 0; i < N; ++i) r[i] = b[i] - q[i];
   double rr = dot(N, r.data(), r.data(), part, nt);
   res.history.push_back({0, rr / bb, seconds()});
+  if (observe) observe(res.history.back());
   precondition(r.data(), z.data());
   std::copy(z.begin(), z.end(), p.begin());
   double rz = dot(N, r.data(), z.data(), part, nt);
@@ -86,6 +87,7 @@ pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& p
     for (int64_t i = 0; i < N; ++i) p[i] = z[i] + beta * p[i];
     ++it;
     res.history.push_back({it, rr / bb, seconds()});
+    if (observe) observe(res.history.back());
     // Progress: how far log(‖r‖²/‖b‖²) has come towards log(tol).
     if (progress && log_start > std::log(tol))
       report(progress, "PCG",

@@ -8,11 +8,13 @@
 // Applied to V = [V_a; V_u] (animals, SNPs; t columns, already × G0⁻¹) with P = Z V_u and
 // [S1 | S2] = A_gg⁻¹ [V_g | P − V_g] (one A_gg⁻¹ product with 2t columns):
 //   Y_a = A⁻¹V_a,   Y_g += −S1 − S2/w,   Y_u = ZᵀS2/w + c/(1−w) V_u.
-// Per iteration: one Z·Λ and one Zᵀ·Λ̃ (l = t) on the executor, A⁻¹ and A_gg⁻¹ on the CPU.
+// Per iteration: one Z·Λ and one Zᵀ·Λ̃ (l = t) on the executor, A⁻¹ and A_gg⁻¹ on the CPU; on
+// cuda, Z·V_u runs while the CPU applies A⁻¹.
 // Preconditioner diagonal (an approximation; PCG only needs it positive): A⁻¹_ii, plus
 // (1/w − 1)A^gg_ii for genotyped animals (A^gg_ii ≥ (A_gg⁻¹)_ii), and for SNP j
 // Σ_i z_ij²/w + c/(1−w) (A_gg⁻¹ replaced by I in (ZᵀA_gg⁻¹Z)_jj).
 #include <algorithm>
+#include <future>
 
 #include "panoramix/error.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
@@ -39,11 +41,22 @@ class sssnpblup_term final : public genetic_term {
     const int t = t_;
     const auto& g = in_.geno->animals;
     stopwatch sw;
-    in_.ainv_op->apply(t, V, Y, in_.threads);
-    pedigree_seconds += sw.seconds();
-    sw = stopwatch();
-    gemm(*op_, centring_, t, V + n_ * t, t, 0.0, P_.data(), t);  // P = Z V_u
-    genotype_seconds += sw.seconds();
+    auto zv = [&] {  // P = Z V_u; its seconds
+      stopwatch s;
+      gemm(*op_, centring_, t, V + n_ * t, t, 0.0, P_.data(), t);
+      return s.seconds();
+    };
+    if (op_->exec().kind() == backend::cuda) {
+      // The GPU product runs while the CPU applies A⁻¹ (its thread mostly waits on the device).
+      auto product = std::async(std::launch::async, zv);
+      in_.ainv_op->apply(t, V, Y, in_.threads);
+      pedigree_seconds += sw.seconds();
+      genotype_seconds += product.get();
+    } else {
+      in_.ainv_op->apply(t, V, Y, in_.threads);
+      pedigree_seconds += sw.seconds();
+      genotype_seconds += zv();
+    }
     sw = stopwatch();
     for (int64_t i = 0; i < kg_; ++i)
       for (int c = 0; c < t; ++c) {

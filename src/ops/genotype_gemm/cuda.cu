@@ -25,6 +25,7 @@
 #include "core/host_transfer.hpp"
 #include "ops/genotype_gemm/cuda_detail.hpp"
 #include "ops/genotype_gemm/cuda_mma.cuh"
+#include "ops/genotype_gemm/cuda_narrow.cuh"
 #include "ops/genotype_gemm/cuda_resident.cuh"
 #include "panoramix/error.hpp"
 
@@ -201,19 +202,68 @@ void launch_ztl_m16(const dev::ztl_args& a, dim3 grid, cudaStream_t s) {
   }
 }
 
-void reduce(cudaStream_t s, int sms, const double* part, int64_t splits, int64_t rows, int lc, double beta, double* out,
-            int64_t ld) {
+void reduce(cudaStream_t s, int sms, const double* part, int stride, int64_t splits, int64_t rows, int lc, double beta,
+            double* out, int64_t ld) {
   const int64_t total = rows * lc;
   const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(ceil_div(total, 256), int64_t{sms} * 16));
-  dev::reduce_partials<<<static_cast<unsigned>(blocks), 256, 0, s>>>(part, static_cast<int>(splits), rows, lc, beta,
-                                                                     out, ld);
+  dev::reduce_partials<<<static_cast<unsigned>(blocks), 256, 0, s>>>(part, stride, static_cast<int>(splits), rows,
+                                                                     lc, beta, out, ld);
   PMX_CUDA_CHECK_LAUNCH();
+}
+
+// Narrow kernels (cuda_narrow.cuh) for l <= narrow_max unless PMX_GEMM_NARROW=0 (which keeps the
+// MMA kernels, for comparison).
+bool narrow_enabled(int64_t l) {
+  const char* e = std::getenv("PMX_GEMM_NARROW");
+  return l <= dev::narrow_max && !(e && std::string(e) == "0");
+}
+// Resident blocks per SM of a kernel (its register and shared-memory use), once per kernel.
+template <class Kernel>
+int blocks_per_sm(Kernel kernel) {
+  int b = 0;
+  PMX_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, dev::threads, 0));
+  return std::max(b, 1);
+}
+template <int L>
+void launch_narrow(const call& k, const uint8_t* geno, int64_t pitch, int64_t j0, int64_t rows, bool first_chunk,
+                   cudaStream_t s) {
+  if (!k.transposed) {
+    static const int occ = blocks_per_sm(dev::zl_narrow_kernel<L>);
+    const int64_t bx = ceil_div(k.n, dev::narrow_samples);
+    const int64_t ch = dev::narrow_layout<L>::chunk;
+    const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (k.n * L * 8));
+    const int64_t splits = choose_splits(bx, k.sms * occ, rows, 512, max_splits);
+    dev::zl_args a{geno, pitch, k.n, rows, std::max(ch, ceil_div(ceil_div(rows, splits), ch) * ch),
+                   k.table + j0 * 4, k.in + j0 * k.ld_in, k.ld_in, L, k.part};
+    const int64_t used = ceil_div(rows, a.split_rows);
+    dev::zl_narrow_kernel<L><<<dim3(static_cast<unsigned>(bx), static_cast<unsigned>(used)), dev::threads, 0, s>>>(a);
+    PMX_CUDA_CHECK_LAUNCH();
+    reduce(s, k.sms, k.part, L, used, k.n, L, first_chunk ? k.beta : 1.0, k.out, k.ld_out);
+  } else {
+    static const int occ = blocks_per_sm(dev::ztl_narrow_kernel<L>);
+    const int64_t bx = ceil_div(rows, dev::ztn_variants);
+    const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (rows * L * 8));
+    const int64_t tiles = ceil_div(k.n, dev::narrow_samples);
+    const int64_t splits = choose_splits(bx, k.sms * occ, tiles, 4, max_splits);
+    dev::ztl_args a{geno, pitch, k.n, rows, ceil_div(tiles, splits) * dev::narrow_samples,
+                    k.table + j0 * 4, k.in, k.ld_in, L, k.part};
+    const int64_t used = ceil_div(k.n, a.split_samples);
+    dev::ztl_narrow_kernel<L><<<dim3(static_cast<unsigned>(bx), static_cast<unsigned>(used)), dev::threads, 0, s>>>(a);
+    PMX_CUDA_CHECK_LAUNCH();
+    reduce(s, k.sms, k.part, L, used, rows, L, k.beta, k.out + j0 * k.ld_out, k.ld_out);
+  }
 }
 
 // The product over variant rows [j0, j0 + rows) held at geno (pitch bytes apart). For Z·Λ it adds
 // into the whole output (β on the first chunk, 1 after); for Zᵀ·Λ̃ it writes rows j0.. of W.
 void chunk_product(cuda_context& c, const call& k, const uint8_t* geno, int64_t pitch, int64_t j0, int64_t rows,
                    bool first_chunk) {
+  if (narrow_enabled(k.l)) {
+    if (k.l == 1) launch_narrow<1>(k, geno, pitch, j0, rows, first_chunk, c.stream);
+    else if (k.l == 2) launch_narrow<2>(k, geno, pitch, j0, rows, first_chunk, c.stream);
+    else launch_narrow<3>(k, geno, pitch, j0, rows, first_chunk, c.stream);
+    return;
+  }
   for (int64_t c0 = 0; c0 < k.l; c0 += dev::cols) {
     const int lc = static_cast<int>(std::min<int64_t>(dev::cols, k.l - c0));
     const bool two = lc > 8;
@@ -225,7 +275,7 @@ void chunk_product(cuda_context& c, const call& k, const uint8_t* geno, int64_t 
       if (k.m16) two ? launch_zl_m16<2>(a, grid, c.stream) : launch_zl_m16<1>(a, grid, c.stream);
       else two ? launch_zl_m8<2>(a, grid, c.stream) : launch_zl_m8<1>(a, grid, c.stream);
       PMX_CUDA_CHECK_LAUNCH();
-      reduce(c.stream, k.sms, k.part, splits, k.n, lc, first_chunk ? k.beta : 1.0, k.out + c0, k.ld_out);
+      reduce(c.stream, k.sms, k.part, dev::cols, splits, k.n, lc, first_chunk ? k.beta : 1.0, k.out + c0, k.ld_out);
     } else {
       const ztl_shape sh = ztl_shape_for(k);
       dev::ztl_args a{geno, pitch, k.n, rows, ztl_split_samples(k, rows, sh), k.table + j0 * 4, k.in + c0, k.ld_in,
@@ -235,7 +285,7 @@ void chunk_product(cuda_context& c, const call& k, const uint8_t* geno, int64_t 
       if (k.m16) two ? launch_ztl_m16<2>(a, grid, c.stream) : launch_ztl_m16<1>(a, grid, c.stream);
       else two ? launch_ztl_m8<2>(a, grid, c.stream) : launch_ztl_m8<1>(a, grid, c.stream);
       PMX_CUDA_CHECK_LAUNCH();
-      reduce(c.stream, k.sms, k.part, splits, rows, lc, k.beta, k.out + j0 * k.ld_out + c0, k.ld_out);
+      reduce(c.stream, k.sms, k.part, dev::cols, splits, rows, lc, k.beta, k.out + j0 * k.ld_out + c0, k.ld_out);
     }
   }
 }
@@ -356,23 +406,32 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
       centring, scale ? centring + k : nullptr, k, table);
   PMX_CUDA_CHECK_LAUNCH();
 
+  // Host operands travel through the pinned staging buffers (packed to l columns by the host
+  // threads): a strided or pageable cudaMemcpy2D of a few columns over 500,000 rows costs
+  // milliseconds, which is what a PCG iteration's product takes.
+  const int copy_threads = std::max(1, exec.threads());
+  auto upload = [&](const double* src, int64_t ld, int64_t rows, double* dst) {
+    const int64_t piece = std::max<int64_t>(1, static_cast<int64_t>(c.pinned_bytes) / (l * 8));
+    detail::stream_to_device(
+        c, rows, piece, static_cast<size_t>(l * 8), [&](int64_t first, int64_t) { return dst + first * l; },
+        [&](void* pin, int64_t first, int64_t count) {
+          detail::copy_rows(static_cast<double*>(pin), l, src + first * ld, ld, count, l, copy_threads);
+        },
+        [](const void*, int64_t, int64_t) {});
+  };
+  c.ensure_pinned(detail::cuda_context::default_staging_bytes);
   const double* in_d = in;
   int64_t ld_in_d = ld_in;
   if (!in_dev) {
     auto* d = static_cast<double*>(c.slot(slot_in));
-    PMX_CUDA_CHECK(cudaMemcpy2DAsync(d, static_cast<size_t>(l * 8), in, static_cast<size_t>(ld_in * 8),
-                                     static_cast<size_t>(l * 8), static_cast<size_t>(in_rows), cudaMemcpyHostToDevice,
-                                     c.stream));
+    upload(in, ld_in, in_rows, d);
     in_d = d, ld_in_d = l;
   }
   double* out_d = out;
   int64_t ld_out_d = ld_out;
   if (!out_dev) {
     out_d = static_cast<double*>(c.slot(slot_out)), ld_out_d = l;
-    if (beta != 0)
-      PMX_CUDA_CHECK(cudaMemcpy2DAsync(out_d, static_cast<size_t>(l * 8), out, static_cast<size_t>(ld_out * 8),
-                                       static_cast<size_t>(l * 8), static_cast<size_t>(out_rows),
-                                       cudaMemcpyHostToDevice, c.stream));
+    if (beta != 0) upload(out, ld_out, out_rows, out_d);
   }
 
   call kc{transposed, use_m16(c, di), n, l, di.sms, table, in_d, ld_in_d, out_d, ld_out_d, beta,
@@ -389,9 +448,12 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
     });
   }
   if (!out_dev)
-    PMX_CUDA_CHECK(cudaMemcpy2DAsync(out, static_cast<size_t>(ld_out * 8), out_d, static_cast<size_t>(l * 8),
-                                     static_cast<size_t>(l * 8), static_cast<size_t>(out_rows), cudaMemcpyDeviceToHost,
-                                     c.stream));
+    detail::stream_rows_to_host(
+        c, out_d, static_cast<size_t>(l * 8), static_cast<size_t>(l * 8), out_rows,
+        [&](int64_t, int64_t) { return l * 8; },
+        [&](const void* pin, int64_t first, int64_t count, size_t) {
+          detail::copy_rows(out + first * ld_out, ld_out, static_cast<const double*>(pin), l, count, l, copy_threads);
+        });
   PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
 }
 

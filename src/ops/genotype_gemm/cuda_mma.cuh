@@ -761,16 +761,16 @@ __global__ void __launch_bounds__(threads, 1) ztl_m16w_kernel(ztl_args a) {
 
 // ---------------------------------------------------------------------------------------------
 
-// out[r * ld + c] = Σ_{s < splits} part[(s * rows + r) * 16 + c] (+ β out[r * ld + c] when β ≠ 0),
-// r < rows, c < lc; the splits are added in order.
-static __global__ void reduce_partials(const double* __restrict__ part, int splits, int64_t rows, int lc, double beta,
-                                double* __restrict__ out, int64_t ld) {
+// out[r * ld + c] = Σ_{s < splits} part[(s * rows + r) * stride + c] (+ β out[r * ld + c] when β ≠ 0),
+// r < rows, c < lc; the splits are added in order (stride: 16 for the MMA kernels, L for the narrow).
+static __global__ void reduce_partials(const double* __restrict__ part, int stride, int splits, int64_t rows, int lc,
+                                       double beta, double* __restrict__ out, int64_t ld) {
   const int64_t total = rows * lc;
   for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total; e += int64_t{gridDim.x} * blockDim.x) {
     const int64_t r = e / lc;
     const int c = static_cast<int>(e - r * lc);
-    double s = part[r * cols + c];
-    for (int y = 1; y < splits; ++y) s += part[(y * rows + r) * cols + c];
+    double s = part[r * stride + c];
+    for (int y = 1; y < splits; ++y) s += part[(y * rows + r) * stride + c];
     double& o = out[r * ld + c];
     o = beta == 0 ? s : s + beta * o;
   }

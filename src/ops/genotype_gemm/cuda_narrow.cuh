@@ -1,0 +1,258 @@
+// Device kernels of the CUDA genotype × dense products for 1–3 columns (the matrix–vector
+// products of single-step PCG: one column per trait), on the FP64 CUDA cores instead of the
+// tensor cores.
+//
+// Why (issue #7; 500,000 samples × 45,000 variants, H200): the MMA kernels (cuda_mma.cuh) pad the
+// columns to a full 8-column n-tile, so one column costs as much as eight: ~7 ms per product,
+// where reading the 5.6 GB of 2-bit codes takes ~1.3 ms. Here each call costs a shift, a LOP3 (the
+// code OR-ed into the shared address of a 4-entry table), one shared load (a broadcast: a warp
+// reads at most 4 distinct entries of one variant) and one FP64 add or FMA per column: ~4 issued
+// instructions per genotype for one column, i.e. ~32 genotypes per cycle and SM, ~2.7 ms for this
+// shape. With 4 columns the count reaches the MMA kernels' cost, so these kernels stop at 3.
+//
+// Z·Λ (zl_narrow_kernel<L>): a thread owns 16 samples (one 32-bit word of every row); a block of
+// 256 threads 4,096 samples. The block walks its split of the variants in chunks; per chunk it
+// builds in shared memory, per variant and code, the L products z(code)·Λ_jc, so that a genotype
+// costs one table load and L adds (the product is rounded once, as in any dot product). The next
+// chunk's words are loaded into registers while this chunk is summed.
+// Zᵀ·Λ̃ (ztl_narrow_kernel<L>): a block owns 128 variants (its z tables in shared memory) and a
+// split of the samples, walked in tiles of 4,096 (a thread: 16 samples, their Λ̃ rows held in
+// registers for the whole tile). Per batch of 8 rows each lane sums its 16 terms per row, and a
+// transposing butterfly over the warp (8 rows → one per group of 4 lanes) gives the warp's total,
+// added into the warp's own shared accumulator; the 8 warps' accumulators are added in a fixed
+// order at the end. Every sum is in a fixed order: the same bits run after run.
+// Partial sums per split of the reduction: [split][row][L] doubles, added by reduce_partials.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "ops/genotype_gemm/cuda_mma.cuh"
+
+namespace pmx::kernels::cuda_detail::gemm_dev {
+
+constexpr int narrow_max = 3;         // columns handled by the narrow kernels
+constexpr int narrow_samples = 4096;  // samples per block (and per Zᵀ·Λ̃ tile): 256 threads × 16
+constexpr int ztn_variants = 128;     // variants per Zᵀ·Λ̃ block
+constexpr int ztn_batch = 8;          // rows reduced together over a warp
+
+// Table entries per code: L values padded to 1, 2 or 4 doubles (8, 16 or 32 bytes: one aligned
+// vector load).
+template <int L>
+struct narrow_layout {
+  static constexpr int E = L == 1 ? 1 : L == 2 ? 2 : 4;
+  static constexpr int shift = E == 1 ? 3 : E == 2 ? 4 : 5;  // log2 of an entry's bytes
+  static constexpr int chunk = L == 1 ? 32 : 16;             // Z·Λ variants per chunk
+};
+
+// Shared address of the entry of the code at bits [bit, bit + 2) of w, in the 4-entry table at
+// tb (aligned to 4 entries): (w >> (bit − shift)) & (3 << shift) OR-ed into tb.
+template <int shift>
+__device__ __forceinline__ uint32_t entry_addr(uint32_t w, uint32_t tb, int bit) {
+  const uint32_t x = bit >= shift ? (w >> (bit - shift)) : (w << (shift - bit));
+  return (x & (3u << shift)) | tb;
+}
+
+template <int L>
+__device__ __forceinline__ void lds_entry(uint32_t addr, double (&v)[L]) {
+  if constexpr (L == 1) {
+    asm volatile("ld.shared.f64 %0, [%1];\n" : "=d"(v[0]) : "r"(addr));
+  } else {
+    asm volatile("ld.shared.v2.f64 {%0, %1}, [%2];\n" : "=d"(v[0]), "=d"(v[1]) : "r"(addr));
+    if constexpr (L == 3) asm volatile("ld.shared.f64 %0, [%1+16];\n" : "=d"(v[2]) : "r"(addr));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Z·Λ, L ≤ 3 columns. a.split_rows: variants per split (multiple of the chunk); partials
+// [split][n][L].
+template <int L>
+__global__ void __launch_bounds__(threads) zl_narrow_kernel(zl_args a) {
+  using lay = narrow_layout<L>;
+  constexpr int E = lay::E, CH = lay::chunk;
+  __shared__ __align__(32) double tab_s[2][CH * 4 * E];
+  const int tid = threadIdx.x;
+  const int64_t words = (a.n + 15) / 16;
+  const int64_t word = int64_t{blockIdx.x} * threads + tid;
+  const bool active = word < words;
+  const int64_t v_begin = int64_t{blockIdx.y} * a.split_rows;
+  const int64_t v_end = v_begin + a.split_rows < a.rows ? v_begin + a.split_rows : a.rows;
+  const int nch = static_cast<int>((v_end - v_begin + CH - 1) / CH);
+  const uint8_t* col = a.geno + 4 * (active ? word : 0);
+
+  auto load_words = [&](int64_t v0, uint32_t (&w)[CH]) {
+#pragma unroll
+    for (int v = 0; v < CH; ++v)
+      w[v] = active && v0 + v < v_end ? __ldg(reinterpret_cast<const uint32_t*>(col + (v0 + v) * a.pitch))
+                                      : missing32;
+  };
+  // Products z(code)·Λ_jc of the chunk at v0 into buffer b (zeros past the split and past lc).
+  auto build = [&](int64_t v0, int b) {
+    for (int e = tid; e < CH * 4 * E; e += threads) {
+      const int v = e / (4 * E), code = (e / E) & 3, c = e % E;
+      const int64_t j = v0 + v;
+      double x = 0.0;
+      if (j < v_end && c < a.lc) x = __ldg(a.table + 4 * j + code) * __ldg(a.lambda + j * a.ld + c);
+      tab_s[b][e] = x;
+    }
+  };
+
+  double acc[16][L];
+#pragma unroll
+  for (int q = 0; q < 16; ++q)
+#pragma unroll
+    for (int c = 0; c < L; ++c) acc[q][c] = 0.0;
+
+  uint32_t wc[CH], wn[CH];
+  if (nch > 0) load_words(v_begin, wc);
+  for (int ch = 0; ch < nch; ++ch) {
+    const int64_t v0 = v_begin + int64_t{ch} * CH;
+    const int b = ch & 1;
+    build(v0, b);
+    __syncthreads();  // buffer b complete; every thread is done with chunk ch − 2's use of it
+    if (ch + 1 < nch) load_words(v0 + CH, wn);
+    const uint32_t tb = smem_addr(tab_s[b]);
+#pragma unroll
+    for (int v = 0; v < CH; ++v) {
+#pragma unroll
+      for (int q = 0; q < 16; ++q) {
+        double z[L];
+        lds_entry<L>(entry_addr<lay::shift>(wc[v], tb + static_cast<uint32_t>(v * 4 * E * 8), 2 * q), z);
+#pragma unroll
+        for (int c = 0; c < L; ++c) acc[q][c] += z[c];
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < CH; ++v) wc[v] = wn[v];
+  }
+
+  if (!active) return;
+  double* part = a.part + int64_t{blockIdx.y} * a.n * L;
+#pragma unroll
+  for (int q = 0; q < 16; ++q) {
+    const int64_t s = 16 * word + q;
+    if (s < a.n)
+#pragma unroll
+      for (int c = 0; c < L; ++c) part[s * L + c] = acc[q][c];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Zᵀ·Λ̃, L ≤ 3 columns. a.split_samples: samples per split (multiple of narrow_samples);
+// partials [split][rows][L].
+
+// Reduces v[8] (8 rows, one value per row in each lane) over the warp. Each halving step
+// (lanes 16, 8, 4 apart) sends the half of the rows this lane gives up and keeps the other half,
+// so after three steps lane λ holds one row, 4·bit4(λ) + 2·bit3(λ) + bit2(λ), summed over the 8
+// lanes that differ in those bits; two more exchanges add the 4 lanes of its group. 9 shuffles
+// for 8 rows instead of 40.
+__device__ __forceinline__ double warp_rows_total(double (&v)[ztn_batch], int lane) {
+  // Step 1 (xor 16): keep rows 4·h1 .. 4·h1 + 3, h1 = bit 4 of the lane.
+  const bool h1 = (lane >> 4) & 1, h2 = (lane >> 3) & 1, h3 = (lane >> 2) & 1;
+  double s4[4];
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const double keep = h1 ? v[4 + r] : v[r], give = h1 ? v[r] : v[4 + r];
+    s4[r] = keep + __shfl_xor_sync(0xffffffffu, give, 16);
+  }
+  double s2[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const double keep = h2 ? s4[2 + r] : s4[r], give = h2 ? s4[r] : s4[2 + r];
+    s2[r] = keep + __shfl_xor_sync(0xffffffffu, give, 8);
+  }
+  double s1;
+  {
+    const double keep = h3 ? s2[1] : s2[0], give = h3 ? s2[0] : s2[1];
+    s1 = keep + __shfl_xor_sync(0xffffffffu, give, 4);
+  }
+  s1 += __shfl_xor_sync(0xffffffffu, s1, 2);
+  s1 += __shfl_xor_sync(0xffffffffu, s1, 1);
+  return s1;
+}
+
+template <int L>
+__global__ void __launch_bounds__(threads) ztl_narrow_kernel(ztl_args a) {
+  constexpr int RB = ztn_variants, NB = RB / ztn_batch, WARPS = threads / 32;
+  __shared__ __align__(32) double tab_s[RB * 4];
+  __shared__ double acc_s[WARPS][RB][L];  // per warp, per row: the warp's running totals
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int64_t vblock = int64_t{blockIdx.x} * RB;
+  const int64_t s_begin = int64_t{blockIdx.y} * a.split_samples;
+  const int64_t s_end = s_begin + a.split_samples < a.n ? s_begin + a.split_samples : a.n;
+
+  for (int e = tid; e < RB * 4; e += threads) {
+    const int64_t v = vblock + (e >> 2);
+    tab_s[e] = v < a.rows ? __ldg(a.table + v * 4 + (e & 3)) : 0.0;
+  }
+  for (int e = tid; e < RB * L; e += threads)
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) (&acc_s[w][0][0])[e] = 0.0;
+  __syncthreads();
+  const uint32_t tab0 = smem_addr(tab_s);
+  // Row index held by this lane after warp_rows_total.
+  const int my_row = ((lane >> 4) & 1) * 4 + ((lane >> 3) & 1) * 2 + ((lane >> 2) & 1);
+
+  for (int64_t s0 = s_begin; s0 < s_end; s0 += narrow_samples) {
+    const int64_t first = s0 + 16 * tid;  // this thread's 16 samples
+    double lam[16][L];
+#pragma unroll
+    for (int q = 0; q < 16; ++q)
+#pragma unroll
+      for (int c = 0; c < L; ++c) {
+        const int64_t s = first + q;
+        lam[q][c] = s < s_end && c < a.lc ? __ldg(a.lambda + s * a.ld + c) : 0.0;
+      }
+    const bool active = first < s_end;
+    const uint8_t* col = a.geno + (active ? first / 4 : 0);
+    auto load_words = [&](int nb, uint32_t (&w)[ztn_batch]) {
+#pragma unroll
+      for (int r = 0; r < ztn_batch; ++r) {
+        const int64_t v = vblock + nb * ztn_batch + r;
+        w[r] = active && v < a.rows ? __ldg(reinterpret_cast<const uint32_t*>(col + v * a.pitch)) : missing32;
+      }
+    };
+    uint32_t wc[ztn_batch], wn[ztn_batch];
+    load_words(0, wc);
+    for (int nb = 0; nb < NB; ++nb) {
+      if (vblock + nb * ztn_batch >= a.rows) break;
+      if (nb + 1 < NB) load_words(nb + 1, wn);
+      double part[ztn_batch][L];
+#pragma unroll
+      for (int r = 0; r < ztn_batch; ++r) {
+        const uint32_t tb = tab0 + static_cast<uint32_t>((nb * ztn_batch + r) * 32);
+#pragma unroll
+        for (int c = 0; c < L; ++c) part[r][c] = 0.0;
+#pragma unroll
+        for (int q = 0; q < 16; ++q) {
+          const double z = lds_f64(z_addr(wc[r], tb, 2 * q));
+#pragma unroll
+          for (int c = 0; c < L; ++c) part[r][c] = fma(z, lam[q][c], part[r][c]);
+        }
+      }
+#pragma unroll
+      for (int c = 0; c < L; ++c) {
+        double v[ztn_batch];
+#pragma unroll
+        for (int r = 0; r < ztn_batch; ++r) v[r] = part[r][c];
+        const double total = warp_rows_total(v, lane);
+        if ((lane & 3) == 0) acc_s[warp][nb * ztn_batch + my_row][c] += total;
+      }
+#pragma unroll
+      for (int r = 0; r < ztn_batch; ++r) wc[r] = wn[r];
+    }
+  }
+  __syncthreads();
+  double* part = a.part + int64_t{blockIdx.y} * a.rows * L;
+  for (int e = tid; e < RB * L; e += threads) {
+    const int r = e / L, c = e % L;
+    const int64_t v = vblock + r;
+    if (v >= a.rows) continue;
+    double s = acc_s[0][r][c];
+#pragma unroll
+    for (int w = 1; w < WARPS; ++w) s += acc_s[w][r][c];
+    part[v * L + c] = s;
+  }
+}
+
+}  // namespace pmx::kernels::cuda_detail::gemm_dev
