@@ -72,6 +72,17 @@ void cuda_context::start() {
   ensure_pinned(default_staging_bytes);
 }
 
+// transfer_buffer's page-locked memory (null when CUDA refuses: the caller falls back).
+void* pinned_alloc(size_t bytes) {
+  void* p = nullptr;
+  if (cudaHostAlloc(&p, bytes, cudaHostAllocDefault) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+void pinned_free(void* p) noexcept { cudaFreeHost(p); }
+
 void cuda_context::ensure_pinned(size_t bytes) {
   if (bytes <= pinned_bytes) return;
   PMX_CUDA_CHECK(cudaStreamSynchronize(stream));  // the old buffers may still be in flight

@@ -11,6 +11,8 @@ bool cuda_available() { return false; }
 namespace detail {
 // Never called: executor(backend::cuda) throws before asking when CUDA is not compiled in.
 std::shared_ptr<cuda_context> make_cuda_context() { return nullptr; }
+void* pinned_alloc(size_t) { return nullptr; }
+void pinned_free(void*) noexcept {}
 }  // namespace detail
 
 }  // namespace pmx

@@ -18,6 +18,7 @@
 
 #include "panoramix/error.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
+#include "panoramix/transfer_buffer.hpp"
 #include "single_step_terms.hpp"
 
 namespace pmx::detail {
@@ -32,7 +33,9 @@ class sssnpblup_term final : public genetic_term {
     auto operands = make_snp_model_operands("sssnpblup", exec, in, *this);
     op_ = std::move(operands.genotypes);
     agg_inv_ = std::move(operands.agg_inv);
-    P_.resize(kg_ * t_);
+    // The vectors that cross to the device each product: page-locked on cuda.
+    P_ = transfer_buffer(op_->exec(), static_cast<size_t>(kg_ * t_));
+    S2_ = transfer_buffer(op_->exec(), static_cast<size_t>(kg_ * t_));
     B_.resize(kg_ * 2 * t_);
     S_.resize(kg_ * 2 * t_);
   }
@@ -62,15 +65,20 @@ class sssnpblup_term final : public genetic_term {
       for (int c = 0; c < t; ++c) {
         const double vg = V[g[i] * t + c];
         B_[i * 2 * t + c] = vg;
-        B_[i * 2 * t + t + c] = P_[i * t + c] - vg;
+        B_[i * 2 * t + t + c] = P_.data()[i * t + c] - vg;
       }
     agg_inv_->apply(2 * t, B_.data(), S_.data());
+    double* S2 = S2_.data();
     for (int64_t i = 0; i < kg_; ++i)
-      for (int c = 0; c < t; ++c) Y[g[i] * t + c] -= S_[i * 2 * t + c] + S_[i * 2 * t + t + c] / w_;
+      for (int c = 0; c < t; ++c) {
+        const double s2 = S_[i * 2 * t + t + c];
+        Y[g[i] * t + c] -= S_[i * 2 * t + c] + s2 / w_;
+        S2[i * t + c] = s2;
+      }
     pedigree_seconds += sw.seconds();
     sw = stopwatch();
     double* Yu = Y + n_ * t;
-    gemm_transposed(*op_, centring_, t, S_.data() + t, 2 * t, 0.0, Yu, t);  // Zᵀ S2
+    gemm_transposed(*op_, centring_, t, S2, t, 0.0, Yu, t);  // Zᵀ S2
     const double* Vu = V + n_ * t;
     const double a = 1 / w_, b = c_ / (1 - w_);
     for (int64_t j = 0; j < ks_ * t; ++j) Yu[j] = a * Yu[j] + b * Vu[j];
@@ -93,7 +101,8 @@ class sssnpblup_term final : public genetic_term {
   std::unique_ptr<gemm_operand> op_;
   gemm_centring centring_;
   std::unique_ptr<genotyped_a_inverse> agg_inv_;
-  std::vector<double> P_, B_, S_;
+  transfer_buffer P_, S2_;
+  std::vector<double> B_, S_;
 };
 
 }  // namespace

@@ -39,6 +39,16 @@ enum slot_id { slot_table, slot_centring, slot_in, slot_out, slot_part, slot_rin
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Page-locked host memory (cudaHostAlloc / registered): DMA-able without staging.
+bool is_pinned_host(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
 bool explicit_budget(const executor& exec) {
   const char* env = std::getenv("PMX_CUDA_MEMORY_MB");
   return exec.device_memory_budget() > 0 || (env && *env);
@@ -211,11 +221,11 @@ void reduce(cudaStream_t s, int sms, const double* part, int stride, int64_t spl
   PMX_CUDA_CHECK_LAUNCH();
 }
 
-// Narrow kernels (cuda_narrow.cuh) for l <= narrow_max unless PMX_GEMM_NARROW=0 (which keeps the
-// MMA kernels, for comparison).
-bool narrow_enabled(int64_t l) {
+// Narrow kernels (cuda_narrow.cuh) for l <= zl_narrow_max (Z·Λ) or ztl_narrow_max (Zᵀ·Λ̃) unless
+// PMX_GEMM_NARROW=0 (which keeps the MMA kernels, for comparison).
+bool narrow_enabled(bool transposed, int64_t l) {
   const char* e = std::getenv("PMX_GEMM_NARROW");
-  return l <= dev::narrow_max && !(e && std::string(e) == "0");
+  return l <= (transposed ? dev::ztl_narrow_max : dev::zl_narrow_max) && !(e && std::string(e) == "0");
 }
 // Resident blocks per SM of a kernel (its register and shared-memory use), once per kernel.
 template <class Kernel>
@@ -225,43 +235,43 @@ int blocks_per_sm(Kernel kernel) {
   return std::max(b, 1);
 }
 template <int L>
-void launch_narrow(const call& k, const uint8_t* geno, int64_t pitch, int64_t j0, int64_t rows, bool first_chunk,
-                   cudaStream_t s) {
-  if (!k.transposed) {
-    static const int occ = blocks_per_sm(dev::zl_narrow_kernel<L>);
-    const int64_t bx = ceil_div(k.n, dev::narrow_samples);
-    const int64_t ch = dev::narrow_layout<L>::chunk;
-    const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (k.n * L * 8));
-    const int64_t splits = choose_splits(bx, k.sms * occ, rows, 512, max_splits);
-    dev::zl_args a{geno, pitch, k.n, rows, std::max(ch, ceil_div(ceil_div(rows, splits), ch) * ch),
-                   k.table + j0 * 4, k.in + j0 * k.ld_in, k.ld_in, L, k.part};
-    const int64_t used = ceil_div(rows, a.split_rows);
-    dev::zl_narrow_kernel<L><<<dim3(static_cast<unsigned>(bx), static_cast<unsigned>(used)), dev::threads, 0, s>>>(a);
-    PMX_CUDA_CHECK_LAUNCH();
-    reduce(s, k.sms, k.part, L, used, k.n, L, first_chunk ? k.beta : 1.0, k.out, k.ld_out);
-  } else {
-    static const int occ = blocks_per_sm(dev::ztl_narrow_kernel<L>);
-    const int64_t bx = ceil_div(rows, dev::ztn_variants);
-    const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (rows * L * 8));
-    const int64_t tiles = ceil_div(k.n, dev::narrow_samples);
-    const int64_t splits = choose_splits(bx, k.sms * occ, tiles, 4, max_splits);
-    dev::ztl_args a{geno, pitch, k.n, rows, ceil_div(tiles, splits) * dev::narrow_samples,
-                    k.table + j0 * 4, k.in, k.ld_in, L, k.part};
-    const int64_t used = ceil_div(k.n, a.split_samples);
-    dev::ztl_narrow_kernel<L><<<dim3(static_cast<unsigned>(bx), static_cast<unsigned>(used)), dev::threads, 0, s>>>(a);
-    PMX_CUDA_CHECK_LAUNCH();
-    reduce(s, k.sms, k.part, L, used, rows, L, k.beta, k.out + j0 * k.ld_out, k.ld_out);
-  }
+void launch_zl_narrow(const call& k, const uint8_t* geno, int64_t pitch, int64_t j0, int64_t rows, bool first_chunk,
+                      cudaStream_t s) {
+  static const int occ = blocks_per_sm(dev::zl_narrow_kernel<L>);
+  const int64_t bx = ceil_div(k.n, dev::narrow_samples);
+  const int64_t ch = dev::narrow_layout<L>::chunk;
+  const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (k.n * L * 8));
+  const int64_t splits = choose_splits(bx, k.sms * occ, rows, 512, max_splits);
+  dev::zl_args a{geno, pitch, k.n, rows, std::max(ch, ceil_div(ceil_div(rows, splits), ch) * ch),
+                 k.table + j0 * 4, k.in + j0 * k.ld_in, k.ld_in, L, k.part};
+  const int64_t used = ceil_div(rows, a.split_rows);
+  dev::zl_narrow_kernel<L><<<dim3(static_cast<unsigned>(bx), static_cast<unsigned>(used)), dev::threads, 0, s>>>(a);
+  PMX_CUDA_CHECK_LAUNCH();
+  reduce(s, k.sms, k.part, L, used, k.n, L, first_chunk ? k.beta : 1.0, k.out, k.ld_out);
+}
+void launch_ztl_narrow(const call& k, const uint8_t* geno, int64_t pitch, int64_t j0, int64_t rows, cudaStream_t s) {
+  static const int occ = blocks_per_sm(dev::ztl_narrow_kernel<1>);
+  const int64_t bx = ceil_div(rows, dev::ztn_variants);
+  const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (rows * 8));
+  const int64_t tiles = ceil_div(k.n, dev::narrow_samples);
+  const int64_t splits = choose_splits(bx, k.sms * occ, tiles, 4, max_splits);
+  dev::ztl_args a{geno, pitch, k.n, rows, ceil_div(tiles, splits) * dev::narrow_samples, k.table + j0 * 4, k.in,
+                  k.ld_in, 1, k.part};
+  const int64_t used = ceil_div(k.n, a.split_samples);
+  dev::ztl_narrow_kernel<1><<<dim3(static_cast<unsigned>(bx), static_cast<unsigned>(used)), dev::threads, 0, s>>>(a);
+  PMX_CUDA_CHECK_LAUNCH();
+  reduce(s, k.sms, k.part, 1, used, rows, 1, k.beta, k.out + j0 * k.ld_out, k.ld_out);
 }
 
 // The product over variant rows [j0, j0 + rows) held at geno (pitch bytes apart). For Z·Λ it adds
 // into the whole output (β on the first chunk, 1 after); for Zᵀ·Λ̃ it writes rows j0.. of W.
 void chunk_product(cuda_context& c, const call& k, const uint8_t* geno, int64_t pitch, int64_t j0, int64_t rows,
                    bool first_chunk) {
-  if (narrow_enabled(k.l)) {
-    if (k.l == 1) launch_narrow<1>(k, geno, pitch, j0, rows, first_chunk, c.stream);
-    else if (k.l == 2) launch_narrow<2>(k, geno, pitch, j0, rows, first_chunk, c.stream);
-    else launch_narrow<3>(k, geno, pitch, j0, rows, first_chunk, c.stream);
+  if (narrow_enabled(k.transposed, k.l)) {
+    if (k.transposed) launch_ztl_narrow(k, geno, pitch, j0, rows, c.stream);
+    else if (k.l == 1) launch_zl_narrow<1>(k, geno, pitch, j0, rows, first_chunk, c.stream);
+    else if (k.l == 2) launch_zl_narrow<2>(k, geno, pitch, j0, rows, first_chunk, c.stream);
+    else launch_zl_narrow<3>(k, geno, pitch, j0, rows, first_chunk, c.stream);
     return;
   }
   for (int64_t c0 = 0; c0 < k.l; c0 += dev::cols) {
@@ -406,11 +416,17 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
       centring, scale ? centring + k : nullptr, k, table);
   PMX_CUDA_CHECK_LAUNCH();
 
-  // Host operands travel through the pinned staging buffers (packed to l columns by the host
-  // threads): a strided or pageable cudaMemcpy2D of a few columns over 500,000 rows costs
-  // milliseconds, which is what a PCG iteration's product takes.
-  const int copy_threads = std::max(1, exec.threads());
+  // Host operands: contiguous page-locked ones (transfer_buffer) are copied by DMA directly; the
+  // others travel through the pinned staging buffers, packed to l columns on the host (a strided
+  // or pageable cudaMemcpy2D of a few columns over 500,000 rows costs milliseconds, as much as
+  // the product). Host threads for the packing: one per 8 MB (a PCG vector is copied on one).
+  const int copy_threads = static_cast<int>(
+      std::clamp<int64_t>(std::max(in_rows, out_rows) * l / (int64_t{1} << 20), 1, std::max(1, exec.threads())));
   auto upload = [&](const double* src, int64_t ld, int64_t rows, double* dst) {
+    if (ld == l && is_pinned_host(src)) {
+      PMX_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(rows * l * 8), cudaMemcpyHostToDevice, c.stream));
+      return;
+    }
     const int64_t piece = std::max<int64_t>(1, static_cast<int64_t>(c.pinned_bytes) / (l * 8));
     detail::stream_to_device(
         c, rows, piece, static_cast<size_t>(l * 8), [&](int64_t first, int64_t) { return dst + first * l; },
@@ -447,7 +463,9 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
       chunk_product(c, kc, d, pitch, j0, rows, j0 == 0);
     });
   }
-  if (!out_dev)
+  if (!out_dev && ld_out == l && is_pinned_host(out))
+    PMX_CUDA_CHECK(cudaMemcpyAsync(out, out_d, static_cast<size_t>(out_rows * l * 8), cudaMemcpyDeviceToHost, c.stream));
+  else if (!out_dev)
     detail::stream_rows_to_host(
         c, out_d, static_cast<size_t>(l * 8), static_cast<size_t>(l * 8), out_rows,
         [&](int64_t, int64_t) { return l * 8; },

@@ -3,25 +3,31 @@
 // tensor cores.
 //
 // Why (issue #7; 500,000 samples × 45,000 variants, H200): the MMA kernels (cuda_mma.cuh) pad the
-// columns to a full 8-column n-tile, so one column costs as much as eight: ~7 ms per product,
-// where reading the 5.6 GB of 2-bit codes takes ~1.3 ms. Here each call costs a shift, a LOP3 (the
-// code OR-ed into the shared address of a 4-entry table), one shared load (a broadcast: a warp
-// reads at most 4 distinct entries of one variant) and one FP64 add or FMA per column: ~4 issued
-// instructions per genotype for one column, i.e. ~32 genotypes per cycle and SM, ~2.7 ms for this
-// shape. With 4 columns the count reaches the MMA kernels' cost, so these kernels stop at 3.
+// columns to a full 8-column n-tile, so one column costs as much as eight (8.7 ms per product,
+// where reading the 5.6 GB of 2-bit codes takes ~1.3 ms). What bounds both the MMA kernels and a
+// plain per-genotype lookup is shared memory: every genotype needs one double from a table, and
+// a warp's 64-bit shared load takes two wavefronts of 128 bytes whatever the broadcast, so
+// 22.5e9 lookups cost ≥ 5.6 ms (measured: 6.4 ms for a per-genotype lookup kernel with L = 1).
 //
-// Z·Λ (zl_narrow_kernel<L>): a thread owns 16 samples (one 32-bit word of every row); a block of
-// 256 threads 4,096 samples. The block walks its split of the variants in chunks; per chunk it
-// builds in shared memory, per variant and code, the L products z(code)·Λ_jc, so that a genotype
-// costs one table load and L adds (the product is rounded once, as in any dot product). The next
-// chunk's words are loaded into registers while this chunk is summed.
-// Zᵀ·Λ̃ (ztl_narrow_kernel<L>): a block owns 128 variants (its z tables in shared memory) and a
-// split of the samples, walked in tiles of 4,096 (a thread: 16 samples, their Λ̃ rows held in
-// registers for the whole tile). Per batch of 8 rows each lane sums its 16 terms per row, and a
-// transposing butterfly over the warp (8 rows → one per group of 4 lanes) gives the warp's total,
-// added into the warp's own shared accumulator; the 8 warps' accumulators are added in a fixed
-// order at the end. Every sum is in a fixed order: the same bits run after run.
-// Partial sums per split of the reduction: [split][row][L] doubles, added by reduce_partials.
+// Z·Λ (zl_narrow_kernel<L>): lookups of variant pairs. A thread owns 16 samples (one 32-bit word
+// of every row); a block of 256 threads 4,096 samples. Per chunk of variants the block builds in
+// shared memory, per pair (v, v + 1), a 16-entry table indexed by c_v + 4 c_{v+1} holding the L
+// sums z_v(c_v)·Λ_vc + z_{v+1}(c_{v+1})·Λ_{v+1,c}; two words are interleaved into those 4-bit
+// indices with two LOP3s per 8 samples, and each sample then costs a shift, a LOP3 (the index
+// OR-ed into the table's shared address), one table load and L adds per pair of genotypes: half
+// the shared-memory traffic (the 16 entries of a pair span 128·E bytes, read conflict-free).
+// The next chunk's words are loaded into registers while this chunk is summed.
+// Zᵀ·Λ̃ (ztl_narrow_kernel<L>, used for L = 1): a block owns 128 variants (their z tables in
+// shared memory) and a split of the samples, walked in tiles of 4,096 (a thread: 16 samples,
+// their Λ̃ values held in registers for the whole tile). Per batch of 8 rows each lane sums its 16
+// terms z·Λ̃ per row, and a transposing butterfly over the warp (8 rows → one per group of 4
+// lanes) gives the warp's total, added into the warp's own shared accumulator; the 8 warps'
+// accumulators are added in a fixed order at the end. (Pairing does not help here: the terms of
+// two samples go to one output but need two Λ̃ values, so a pair table cannot be shared across
+// lanes.)
+// Every sum is in a fixed order: the same bits run after run. Accuracy as the MMA kernels (a dot
+// product of rounded terms; a pair entry is one more rounding). Partial sums per split of the
+// reduction: [split][row][L] doubles, added by reduce_partials.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -31,7 +37,8 @@
 
 namespace pmx::kernels::cuda_detail::gemm_dev {
 
-constexpr int narrow_max = 3;         // columns handled by the narrow kernels
+constexpr int zl_narrow_max = 3;   // Z·Λ columns handled by the narrow kernel
+constexpr int ztl_narrow_max = 1;  // Zᵀ·Λ̃ columns (2 and 3 measured slower than the MMA kernels)
 constexpr int narrow_samples = 4096;  // samples per block (and per Zᵀ·Λ̃ tile): 256 threads × 16
 constexpr int ztn_variants = 128;     // variants per Zᵀ·Λ̃ block
 constexpr int ztn_batch = 8;          // rows reduced together over a warp
@@ -42,16 +49,9 @@ template <int L>
 struct narrow_layout {
   static constexpr int E = L == 1 ? 1 : L == 2 ? 2 : 4;
   static constexpr int shift = E == 1 ? 3 : E == 2 ? 4 : 5;  // log2 of an entry's bytes
-  static constexpr int chunk = L == 1 ? 32 : 16;             // Z·Λ variants per chunk
+  static constexpr int chunk = 16;                           // Z·Λ variants per chunk
+  static constexpr int min_blocks = L == 1 ? 2 : 1;          // Z·Λ blocks per SM (2: ≤ 128 registers)
 };
-
-// Shared address of the entry of the code at bits [bit, bit + 2) of w, in the 4-entry table at
-// tb (aligned to 4 entries): (w >> (bit − shift)) & (3 << shift) OR-ed into tb.
-template <int shift>
-__device__ __forceinline__ uint32_t entry_addr(uint32_t w, uint32_t tb, int bit) {
-  const uint32_t x = bit >= shift ? (w >> (bit - shift)) : (w << (shift - bit));
-  return (x & (3u << shift)) | tb;
-}
 
 template <int L>
 __device__ __forceinline__ void lds_entry(uint32_t addr, double (&v)[L]) {
@@ -66,11 +66,22 @@ __device__ __forceinline__ void lds_entry(uint32_t addr, double (&v)[L]) {
 // ---------------------------------------------------------------------------------------------
 // Z·Λ, L ≤ 3 columns. a.split_rows: variants per split (multiple of the chunk); partials
 // [split][n][L].
+
+// Shared address of the entry of the 4-bit index at bits [bit, bit + 4) of x in the 16-entry
+// table at tb (aligned to 16 entries of 2^shift bytes).
+template <int shift>
+__device__ __forceinline__ uint32_t nibble_addr(uint32_t x, uint32_t tb, int bit) {
+  const uint32_t y = bit >= shift ? (x >> (bit - shift)) : (x << (shift - bit));
+  return (y & (15u << shift)) | tb;
+}
+
 template <int L>
-__global__ void __launch_bounds__(threads) zl_narrow_kernel(zl_args a) {
+__global__ void __launch_bounds__(threads, narrow_layout<L>::min_blocks) zl_narrow_kernel(zl_args a) {
   using lay = narrow_layout<L>;
-  constexpr int E = lay::E, CH = lay::chunk;
-  __shared__ __align__(32) double tab_s[2][CH * 4 * E];
+  constexpr int E = lay::E, CH = lay::chunk, P = CH / 2;
+  // Per pair of variants (v, v + 1): 16 entries, index c_v + 4 c_{v+1}, of L values
+  // z_v(c_v)·Λ_vc + z_{v+1}(c_{v+1})·Λ_{v+1,c}: one table load per sample and pair.
+  __shared__ __align__(512) double tab_s[2][P * 16 * E];
   const int tid = threadIdx.x;
   const int64_t words = (a.n + 15) / 16;
   const int64_t word = int64_t{blockIdx.x} * threads + tid;
@@ -86,13 +97,17 @@ __global__ void __launch_bounds__(threads) zl_narrow_kernel(zl_args a) {
       w[v] = active && v0 + v < v_end ? __ldg(reinterpret_cast<const uint32_t*>(col + (v0 + v) * a.pitch))
                                       : missing32;
   };
-  // Products z(code)·Λ_jc of the chunk at v0 into buffer b (zeros past the split and past lc).
+  // The pair tables of the chunk at v0 into buffer b (variants past the split and columns past
+  // lc contribute zeros).
   auto build = [&](int64_t v0, int b) {
-    for (int e = tid; e < CH * 4 * E; e += threads) {
-      const int v = e / (4 * E), code = (e / E) & 3, c = e % E;
-      const int64_t j = v0 + v;
+    for (int e = tid; e < P * 16 * E; e += threads) {
+      const int pr = e / (16 * E), idx = (e / E) & 15, c = e % E;
+      const int64_t j = v0 + 2 * pr;
       double x = 0.0;
-      if (j < v_end && c < a.lc) x = __ldg(a.table + 4 * j + code) * __ldg(a.lambda + j * a.ld + c);
+      if (c < a.lc) {
+        if (j < v_end) x = __ldg(a.table + 4 * j + (idx & 3)) * __ldg(a.lambda + j * a.ld + c);
+        if (j + 1 < v_end) x = fma(__ldg(a.table + 4 * (j + 1) + (idx >> 2)), __ldg(a.lambda + (j + 1) * a.ld + c), x);
+      }
       tab_s[b][e] = x;
     }
   };
@@ -111,15 +126,23 @@ __global__ void __launch_bounds__(threads) zl_narrow_kernel(zl_args a) {
     build(v0, b);
     __syncthreads();  // buffer b complete; every thread is done with chunk ch − 2's use of it
     if (ch + 1 < nch) load_words(v0 + CH, wn);
-    const uint32_t tb = smem_addr(tab_s[b]);
+    const uint32_t tb0 = smem_addr(tab_s[b]);
 #pragma unroll
-    for (int v = 0; v < CH; ++v) {
+    for (int pr = 0; pr < P; ++pr) {
+      // Nibble m of `even` is c_v + 4 c_{v+1} of sample 2m, of `odd` of sample 2m + 1.
+      const uint32_t wa = wc[2 * pr], wb = wc[2 * pr + 1];
+      const uint32_t even = (wa & 0x33333333u) | ((wb << 2) & 0xCCCCCCCCu);
+      const uint32_t odd = ((wa >> 2) & 0x33333333u) | (wb & 0xCCCCCCCCu);
+      const uint32_t tb = tb0 + static_cast<uint32_t>(pr * 16 * E * 8);
 #pragma unroll
-      for (int q = 0; q < 16; ++q) {
+      for (int m = 0; m < 8; ++m) {
         double z[L];
-        lds_entry<L>(entry_addr<lay::shift>(wc[v], tb + static_cast<uint32_t>(v * 4 * E * 8), 2 * q), z);
+        lds_entry<L>(nibble_addr<lay::shift>(even, tb, 4 * m), z);
 #pragma unroll
-        for (int c = 0; c < L; ++c) acc[q][c] += z[c];
+        for (int c = 0; c < L; ++c) acc[2 * m][c] += z[c];
+        lds_entry<L>(nibble_addr<lay::shift>(odd, tb, 4 * m), z);
+#pragma unroll
+        for (int c = 0; c < L; ++c) acc[2 * m + 1][c] += z[c];
       }
     }
 #pragma unroll
