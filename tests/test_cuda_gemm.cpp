@@ -5,7 +5,7 @@
 // β ≠ 0, leading dimensions larger than l, host and device pointers, a reused gemm_operand, a
 // device budget so small that the genotypes are streamed in chunks, and every kernel family:
 // sm_90 m16n8k16 (Zᵀ·Λ̃ with 128 variants per warp, and with 64: PMX_GEMM_ZTL=mt4) and the
-// sm_80 m8n8k4 kernels (forced with PMX_GEMM_MMA=m8); l ≤ 3 on the narrow kernels and, with
+// sm_80 m8n8k4 kernels (forced with PMX_GEMM_MMA=m8); l = 1 on the narrow kernels and, with
 // PMX_GEMM_NARROW=0, on the MMA kernels.
 //
 // Tolerance (genotype_gemm.hpp, cuda): componentwise |got − ref| ≤ 1e-12 · (Σ |Z_ij Λ_jc| + |β Y0|).
@@ -263,16 +263,17 @@ TEST(CudaGemm, TinyBudgetStreamsTheGenotypes) {
   });
 }
 
-// l = 1, 2, 3 run on the narrow (FP64 CUDA-core) kernels: shapes with several sample blocks (4,096)
-// and tiles, partial last words, several variant blocks (128) and splits, resident and streamed.
+// l = 1 runs on the narrow (FP64 CUDA-core) kernels, l = 2, 3 on the MMA kernels: shapes with
+// several sample blocks (4,096) and tiles, partial last words, odd variant counts (an unpaired
+// last variant), several variant blocks (128) and splits, resident and streamed.
 TEST(CudaGemm, NarrowColumnsMatchReference) {
   PMX_REQUIRE_GPU();
   const executor cuda(backend::cuda, 4);
   struct shape {
     int64_t n, k, l;
   };
-  const shape shapes[] = {{4095, 129, 2}, {4097, 300, 1}, {9001, 517, 3}, {20011, 261, 2},
-                          {17, 1300, 1},  {12289, 2049, 3}, {8192, 128, 1}, {31, 31, 2}};
+  const shape shapes[] = {{4095, 129, 1}, {4097, 300, 1}, {9001, 517, 3}, {20011, 261, 1}, {17, 1301, 1},
+                          {12289, 2049, 1}, {8192, 128, 1}, {31, 31, 2},   {40000, 333, 1}};
   uint64_t seed = 101;
   for (const auto& s : shapes) {
     const data d = make(s.n, s.k, s.l, seed % 3 == 0 ? 0.5 : 0.03, seed % 2 == 0, seed % 3 != 1, seed);
@@ -282,7 +283,7 @@ TEST(CudaGemm, NarrowColumnsMatchReference) {
   }
   executor small(backend::cuda, 4);
   small.set_device_memory_budget(int64_t{3} << 20);
-  const data d = make(9001, 3001, 2, 0.05, false, true, 7);
+  const data d = make(9001, 3001, 1, 0.05, false, true, 7);
   const gemm_operand op(small, d.g.view());
   check(d, small, true, memory::host, "narrow streamed", &op);
 }

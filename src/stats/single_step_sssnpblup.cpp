@@ -50,9 +50,10 @@ class sssnpblup_term final : public genetic_term {
       return s.seconds();
     };
     if (op_->exec().kind() == backend::cuda) {
-      // The GPU product runs while the CPU applies A⁻¹ (its thread mostly waits on the device).
+      // The GPU product runs while the CPU applies A⁻¹ on one thread fewer: the product's thread
+      // mostly waits on the device, but when it wakes it should find a free core.
       auto product = std::async(std::launch::async, zv);
-      in_.ainv_op->apply(t, V, Y, in_.threads);
+      in_.ainv_op->apply(t, V, Y, std::max(1, in_.threads - 1));
       pedigree_seconds += sw.seconds();
       genotype_seconds += product.get();
     } else {

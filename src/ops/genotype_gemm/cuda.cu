@@ -269,9 +269,7 @@ void chunk_product(cuda_context& c, const call& k, const uint8_t* geno, int64_t 
                    bool first_chunk) {
   if (narrow_enabled(k.transposed, k.l)) {
     if (k.transposed) launch_ztl_narrow(k, geno, pitch, j0, rows, c.stream);
-    else if (k.l == 1) launch_zl_narrow<1>(k, geno, pitch, j0, rows, first_chunk, c.stream);
-    else if (k.l == 2) launch_zl_narrow<2>(k, geno, pitch, j0, rows, first_chunk, c.stream);
-    else launch_zl_narrow<3>(k, geno, pitch, j0, rows, first_chunk, c.stream);
+    else launch_zl_narrow<1>(k, geno, pitch, j0, rows, first_chunk, c.stream);
     return;
   }
   for (int64_t c0 = 0; c0 < k.l; c0 += dev::cols) {
