@@ -27,7 +27,9 @@
 //
 // Accuracy (cuda backend). Z is decoded per call from the 2-bit codes through the per-variant
 // values z = s_j(x − 2p_j) (rounded once, as on the cpu) and multiplied on the FP64 tensor cores
-// (sm_90: mma m16n8k16, sm_80: m8n8k4) with double accumulation; the reduction is split into at
+// (sm_90: mma m16n8k16, sm_80: m8n8k4) with double accumulation, or for l = 1 on the FP64 CUDA
+// cores (Z·Λ sums the terms of two variants per table entry: one more rounding per pair, which
+// only changes the constant below); the reduction is split into at
 // most 64 parts (variants for gemm, samples for gemm_transposed) whose partial sums are added in a
 // fixed order. Every product is a plain double-precision dot product of the terms, so for both
 // products and every l
