@@ -2,13 +2,12 @@
 // ssGTABLUP), univariate or multi-trait, solved by PCG.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include "cli/common.hpp"
 #include "panoramix/breeding_records.hpp"
 #include "panoramix/error.hpp"
+#include "panoramix/frequency_file.hpp"
 #include "panoramix/output_file.hpp"
 #include "panoramix/pedigree.hpp"
 #include "panoramix/single_step.hpp"
@@ -28,63 +27,6 @@ std::string num(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.10g", v);
   return buf;
-}
-
-// A1 frequencies from a PLINK .frq (CHR SNP A1 A2 MAF ...: MAF is A1's frequency) or .afreq
-// (#CHROM ID REF ALT ALT_FREQS ...) file, matched to the kept variants by ID; a file whose counted
-// allele is the .bim A2 gives 1 − frequency.
-std::vector<double> read_frequencies(const std::string& path, const plink_fileset& data) {
-  std::ifstream in(path);
-  if (!in) throw input_error("--freq file '" + path + "' cannot be opened");
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> h;
-  {
-    std::istringstream ss(line);
-    for (std::string x; ss >> x;) h.push_back(x);
-  }
-  auto col = [&](std::initializer_list<const char*> names) -> int {
-    for (size_t i = 0; i < h.size(); ++i)
-      for (const char* n : names)
-        if (h[i] == n) return static_cast<int>(i);
-    return -1;
-  };
-  const int id = col({"SNP", "ID"}), counted = col({"A1", "ALT"}), other = col({"A2", "REF"}),
-            freq = col({"MAF", "ALT_FREQS"});
-  if (id < 0 || counted < 0 || other < 0 || freq < 0)
-    throw input_error(path + ":1: expected a PLINK .frq (SNP A1 A2 MAF) or .afreq (ID REF ALT ALT_FREQS) header");
-  std::unordered_map<std::string, std::tuple<std::string, std::string, double, int64_t>> by_id;
-  int64_t ln = 1;
-  while (std::getline(in, line)) {
-    ++ln;
-    std::istringstream ss(line);
-    std::vector<std::string> f;
-    for (std::string x; ss >> x;) f.push_back(x);
-    if (f.empty()) continue;
-    if (static_cast<int>(f.size()) < static_cast<int>(h.size()))
-      throw input_error(path + ":" + std::to_string(ln) + ": short line");
-    double v;
-    try {
-      v = std::stod(f[freq]);
-    } catch (const std::exception&) {
-      throw input_error(path + ":" + std::to_string(ln) + ": frequency '" + f[freq] + "' is not a number");
-    }
-    if (!(v >= 0 && v <= 1)) throw input_error(path + ":" + std::to_string(ln) + ": frequency out of [0, 1]");
-    by_id[f[id]] = {f[counted], f[other], v, ln};
-  }
-  std::vector<double> p(data.n_variants());
-  for (int64_t j = 0; j < data.n_variants(); ++j) {
-    const auto& var = data.variant(j);
-    auto it = by_id.find(var.id);
-    if (it == by_id.end()) throw input_error("--freq " + path + ": variant '" + var.id + "' is not listed");
-    const auto& [a, b, v, l] = it->second;
-    if (a == var.a1) p[j] = v;
-    else if (a == var.a2) p[j] = 1 - v;
-    else
-      throw input_error(path + ":" + std::to_string(l) + ": alleles of '" + var.id + "' (" + a + "/" + b +
-                        ") do not match the .bim (" + var.a1 + "/" + var.a2 + ")");
-  }
-  return p;
 }
 
 void run_ssblup(const common_options& o, const ssblup_cli& c, run_log& log) {
@@ -150,7 +92,7 @@ void run_ssblup(const common_options& o, const ssblup_cli& c, run_log& log) {
                           std::to_string(seen[iid] + 1) + " and " + std::to_string(i + 1) + ")");
       sg.animals.push_back(ped.index(iid));
     }
-    if (!c.freq.empty()) sg.p = read_frequencies(c.freq, *data);
+    if (!c.freq.empty()) sg.p = read_frequency_file(c.freq, *data);
     sg.w = c.w;
     log.message(std::to_string(sg.animals.size()) + " genotyped animals x " + std::to_string(data->n_variants()) +
                 " variants; centring by " + (c.freq.empty() ? "frequencies of the genotyped animals" : "--freq " + c.freq) +
