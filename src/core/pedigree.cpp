@@ -1,4 +1,5 @@
-// pedigree: checks and parents-first renumbering of records given in any order.
+// pedigree (a core data structure, built by io readers and used by the stats): checks and
+// parents-first renumbering of records given in any order.
 #include "panoramix/pedigree.hpp"
 
 #include <algorithm>
