@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "panoramix/genotype_view.hpp"
@@ -65,6 +66,19 @@ class bed_file {
   const uint8_t* map_ = nullptr;
   size_t map_bytes_ = 0;
 };
+
+/// The samples a PLINK --keep file lists: "FID IID" per line, or, after a "#IID" header, one IID
+/// per line (PLINK 2's "#FID IID ..." header is skipped; further columns are ignored).
+struct sample_list {
+  bool iid_only = false;
+  std::unordered_set<std::string> pairs;  ///< "FID\tIID"
+  std::unordered_set<std::string> iids;   ///< with iid_only
+  bool contains(const std::string& fid, const std::string& iid) const {
+    return iid_only ? iids.count(iid) > 0 : pairs.count(fid + '\t' + iid) > 0;
+  }
+};
+/// Reads a --keep file (errors name the file and line).
+sample_list read_sample_list(const std::string& path);
 
 /// A .bed/.bim/.fam triple with optional sample and variant subsets.
 class plink_fileset {

@@ -37,6 +37,8 @@ std::string num(double v) {
 void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
   if (o.bfile.empty() == c.grm.empty())
     throw input_error("give exactly one of --bfile (compute the GRM) and --grm (read one)");
+  if (!c.grm.empty() && !o.extract.empty())
+    throw input_error("--extract selects variants and cannot apply to a precomputed --grm");
   if (c.reml && !std::isnan(c.h2)) throw input_error("--h2 and --reml exclude each other");
   if (c.pc.pcs < 0) throw input_error("--pcs must not be negative (got " + std::to_string(c.pc.pcs) + ")");
   if (c.pc.pcs > 0 && !(c.pc.tolerance > 0)) throw input_error("--pc-tol must be positive");
@@ -56,6 +58,24 @@ void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
     iid = std::move(g.iid);
     G = std::move(g.G);
     log.message("GRM of " + std::to_string(n) + " samples read from " + c.grm + ".grm.bin");
+    if (!o.keep.empty()) {  // the kept rows and columns of G, in the GRM's order
+      const sample_list keep = read_sample_list(o.keep);
+      std::vector<int64_t> kept;
+      for (int64_t i = 0; i < n; ++i)
+        if (keep.contains(fid[i], iid[i])) kept.push_back(i);
+      if (kept.empty()) throw input_error("--keep file '" + o.keep + "': no listed sample is in the GRM");
+      const int64_t m = static_cast<int64_t>(kept.size());
+      matrix_buffer<double> K(static_cast<size_t>(m * m));
+      std::vector<std::string> kf(m), ki(m);
+      for (int64_t a = 0; a < m; ++a) {
+        for (int64_t b = 0; b < m; ++b) K[a * m + b] = G[kept[a] * n + kept[b]];
+        kf[a] = std::move(fid[kept[a]]);
+        ki[a] = std::move(iid[kept[a]]);
+      }
+      log.message("--keep " + o.keep + ": " + std::to_string(m) + " of the " + std::to_string(n) +
+                  " samples of the GRM kept");
+      G = std::move(K), fid = std::move(kf), iid = std::move(ki), n = m;
+    }
   } else {
     auto data = open_input(o, log);
     const auto chroms = chromosomes(o);
@@ -224,7 +244,8 @@ void add_gblup_command(CLI::App& app, int argc, char** argv, int& status) {
   auto* cmd = app.add_subcommand("gblup", "genomic BLUP with REML variance components");
   cmd->footer(
       "Model: y = Xb + g + e, g ~ N(0, s2g G), e ~ N(0, s2e I); X = intercept + covariates.\n"
-      "G from --bfile (as `panoramix grm`, X/Y/MT dropped) or a GCTA binary GRM (--grm PREFIX).\n"
+      "G from --bfile (as `panoramix grm`, X/Y/MT dropped) or a GCTA binary GRM (--grm PREFIX;\n"
+      "--keep then keeps those samples' rows and columns of G).\n"
       "Samples are matched by FID and IID; those with a missing phenotype (-9/NA) or covariate\n"
       "are left out of the fit but get GEBV = s2g G[i,fit] V^-1 (y - Xb) and a PEV.\n"
       "Variance components:\n"

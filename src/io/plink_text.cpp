@@ -81,26 +81,28 @@ std::vector<variant_record> read_bim(const std::string& path) {
   return out;
 }
 
-void plink_fileset::keep_samples(const std::string& path) {
+sample_list read_sample_list(const std::string& path) {
   io::text_lines in(path, "--keep");
-  std::unordered_set<std::string> pairs, iids;
-  bool iid_only = false;
+  sample_list list;
   while (in.next()) {
     const auto& f = in.fields();
     if (f.empty()) continue;
     if (in.line_number() == 1 && f[0].size() > 0 && f[0][0] == '#') {
-      iid_only = (f[0] == "#IID");  // PLINK 2 header: "#FID IID ..." or "#IID ..."
+      list.iid_only = (f[0] == "#IID");  // PLINK 2 header: "#FID IID ..." or "#IID ..."
       continue;
     }
-    if (iid_only) iids.insert(str(f[0]));
-    else if (f.size() >= 2) pairs.insert(str(f[0]) + '\t' + str(f[1]));
+    if (list.iid_only) list.iids.insert(str(f[0]));
+    else if (f.size() >= 2) list.pairs.insert(str(f[0]) + '\t' + str(f[1]));
     else in.fail("expected FID and IID columns (or a '#IID' header for one column)");
   }
+  return list;
+}
+
+void plink_fileset::keep_samples(const std::string& path) {
+  const sample_list list = read_sample_list(path);
   std::vector<int64_t> kept;
-  for (int64_t i : sample_index_) {
-    const auto& s = samples_[i];
-    if (iid_only ? iids.count(s.iid) : pairs.count(s.fid + '\t' + s.iid)) kept.push_back(i);
-  }
+  for (int64_t i : sample_index_)
+    if (list.contains(samples_[i].fid, samples_[i].iid)) kept.push_back(i);
   if (kept.empty()) throw input_error("--keep file '" + path + "': no listed sample is in the data");
   sample_index_ = std::move(kept);
 }
