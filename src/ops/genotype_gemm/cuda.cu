@@ -1,5 +1,6 @@
 // CUDA genotype × dense products (issue #5): host side. The kernels and the reasons for the route
-// (2-bit decode in registers feeding FP64 tensor-core MMAs) are in cuda_mma.cuh.
+// (2-bit decode in registers feeding FP64 tensor-core MMAs) are in cuda_mma.cuh; one column (PCG
+// matrix–vector products) goes to the FP64 CUDA-core kernels of cuda_narrow.cuh.
 //
 // One call:
 //   1. z tables (4 doubles per variant: s(2−2p), 0, s(1−2p), −2ps) built on the device from p, s;
@@ -14,7 +15,8 @@
 // buffers (host fill of chunk c+1 overlaps the copy and kernels of chunk c). For Z·Λ the chunks
 // accumulate into the output (β for the first, 1 after); for Zᵀ·Λ̃ each chunk owns its rows of W.
 // Steady state (resident operand, device pointers): no allocation, two small copies (p, s), a few
-// launches and one stream synchronisation per call.
+// launches and one stream synchronisation per call. Host Λ / output: copied by DMA directly when
+// contiguous and page-locked (transfer_buffer), else packed through the pinned staging buffers.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
