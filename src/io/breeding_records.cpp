@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/small_cholesky.hpp"
 #include "io/text_lines.hpp"
 #include "panoramix/error.hpp"
 
@@ -141,21 +142,10 @@ void check_covariance_matrix(const std::vector<double>& m, int t, const std::str
                           std::to_string(i + 1) + ")");
     }
   // Cholesky of the lower triangle; a non-positive pivot names the leading minor.
-  std::vector<double> L(m);
-  for (int j = 0; j < t; ++j) {
-    double d = L[j * t + j];
-    for (int k = 0; k < j; ++k) d -= L[j * t + k] * L[j * t + k];
-    if (!(d > 1e-14 * std::abs(m[j * t + j])) || !(d > 0))
-      throw input_error(what + ": not positive definite (leading minor of order " +
-                        std::to_string(j + 1) + " is not positive)");
-    d = std::sqrt(d);
-    L[j * t + j] = d;
-    for (int i = j + 1; i < t; ++i) {
-      double s = L[i * t + j];
-      for (int k = 0; k < j; ++k) s -= L[i * t + k] * L[j * t + k];
-      L[i * t + j] = s / d;
-    }
-  }
+  std::vector<double> L(m.size());
+  if (const int minor = detail::small_cholesky(m.data(), t, L.data(), 1e-14))
+    throw input_error(what + ": not positive definite (leading minor of order " + std::to_string(minor) +
+                      " is not positive)");
 }
 
 variance_components read_variance_components(const std::string& path, int t) {

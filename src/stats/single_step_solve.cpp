@@ -14,6 +14,7 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "core/small_cholesky.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
 #include "single_step_terms.hpp"
@@ -42,18 +43,7 @@ namespace {
 // Inverse of a small SPD matrix by Cholesky (t ≤ 30); false when not positive definite.
 bool spd_inverse_small(const double* a, int m, double* inv) {
   double L[30 * 30];
-  for (int j = 0; j < m; ++j) {
-    double d = a[j * m + j];
-    for (int k = 0; k < j; ++k) d -= L[j * m + k] * L[j * m + k];
-    if (!(d > 0)) return false;
-    d = std::sqrt(d);
-    L[j * m + j] = d;
-    for (int i = j + 1; i < m; ++i) {
-      double s = a[i * m + j];
-      for (int k = 0; k < j; ++k) s -= L[i * m + k] * L[j * m + k];
-      L[i * m + j] = s / d;
-    }
-  }
+  if (detail::small_cholesky(a, m, L) != 0) return false;
   // inv = L⁻ᵀ L⁻¹, column by column of the identity.
   for (int c = 0; c < m; ++c) {
     double z[30];

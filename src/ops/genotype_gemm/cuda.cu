@@ -435,7 +435,6 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
         },
         [](const void*, int64_t, int64_t) {});
   };
-  c.ensure_pinned(detail::cuda_context::default_staging_bytes);
   const double* in_d = in;
   int64_t ld_in_d = ld_in;
   if (!in_dev) {
