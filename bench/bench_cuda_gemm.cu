@@ -13,12 +13,13 @@
 // inflated one after the other and only the DGEMMs timed (sum over chunks of each chunk's median),
 // and the cpu backend on the same genotypes (n ≤ --cpu-max-n; --cpu-reps timed runs, median,
 // after one warm-up unless --cpu-reps is 1). --sweep also times the kernel variants that the
-// environment selects (PMX_GEMM_ZTL=mt4, PMX_GEMM_MMA=m8, PMX_GEMM_NARROW=0) against the default's
-// results.
+// environment selects (PMX_GEMM_ZTL=mt4, PMX_GEMM_MMA=m8, PMX_GEMM_NARROW=0) and the INT8 route of
+// normwise operands (cuda_int8.hpp; l <= 4) against the default's results. --normwise 1 makes the
+// INT8 route the default of the run (the error columns then compare it with long double).
 //
 // Usage: bench_cuda_gemm [--sizes 102000,751000,3101000] [--k 50241] [--l 10] [--reps 5]
 //                        [--cpu-max-n 102000] [--cpu-reps 2] [--cpu-threads 0]
-//                        [--dgemm-tiled-max-n 751000] [--sweep 0|1]
+//                        [--dgemm-tiled-max-n 751000] [--sweep 0|1] [--normwise 0|1]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
   std::vector<int64_t> sizes = {102000, 751000, 3101000};
   int64_t k = 50241, l = 10, cpu_max_n = 102000, tiled_max_n = 751000;
   int reps = 5, cpu_threads = 0, cpu_reps = 2;
-  bool sweep = false;
+  bool sweep = false, normwise = false;
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string o = argv[a];
     if (o == "--sizes") sizes = parse_list(argv[a + 1]);
@@ -148,6 +149,7 @@ int main(int argc, char** argv) {
     else if (o == "--cpu-reps") cpu_reps = std::max(1, std::atoi(argv[a + 1]));
     else if (o == "--dgemm-tiled-max-n") tiled_max_n = std::atoll(argv[a + 1]);
     else if (o == "--sweep") sweep = std::atoi(argv[a + 1]) != 0;
+    else if (o == "--normwise") normwise = std::atoi(argv[a + 1]) != 0;
   }
   try {
     cudaDeviceProp prop{};
@@ -224,8 +226,9 @@ int main(int argc, char** argv) {
       PMX_CUDA_CHECK(cudaStreamSynchronize(st));
       const variant_major_view view{nullptr, n, k, (n + 3) / 4};
 
-      auto zl = [&] { genotype_gemm(cuda, &r, view, false, p.data(), nullptr, l, L, l, 0.0, Y, l); };
-      auto ztl = [&] { genotype_gemm(cuda, &r, view, true, p.data(), nullptr, l, Lt, l, 0.0, W, l); };
+      bool nw = normwise;
+      auto zl = [&] { genotype_gemm(cuda, &r, view, false, p.data(), nullptr, l, L, l, 0.0, Y, l, nw); };
+      auto ztl = [&] { genotype_gemm(cuda, &r, view, true, p.data(), nullptr, l, Lt, l, 0.0, W, l, nw); };
       const double t_zl = median_s(reps, zl), t_ztl = median_s(reps, ztl);
 
       // Kernel variants (environment switches of cuda.cu), each against the default's results.
@@ -235,12 +238,16 @@ int main(int argc, char** argv) {
         PMX_CUDA_CHECK(cudaMemcpy(dW.data(), W, k * l * 8, cudaMemcpyDeviceToHost));
         struct variant {
           const char *name, *var, *value;
+          bool normwise;
         };
-        const variant vs[] = {{"PMX_GEMM_ZTL=mt4 (64 variants/warp)", "PMX_GEMM_ZTL", "mt4"},
-                              {"PMX_GEMM_MMA=m8 (sm_80 kernels)", "PMX_GEMM_MMA", "m8"},
-                              {"PMX_GEMM_NARROW=0 (MMA for l <= 3)", "PMX_GEMM_NARROW", "0"}};
+        const variant vs[] = {{"PMX_GEMM_ZTL=mt4 (64 variants/warp)", "PMX_GEMM_ZTL", "mt4", false},
+                              {"PMX_GEMM_MMA=m8 (sm_80 kernels)", "PMX_GEMM_MMA", "m8", false},
+                              {"PMX_GEMM_NARROW=0 (MMA for l <= 3)", "PMX_GEMM_NARROW", "0", false},
+                              {"componentwise (FP64 routes)", nullptr, nullptr, false},
+                              {"normwise (INT8 tensor cores)", nullptr, nullptr, true}};
         for (const variant& v : vs) {
-          setenv(v.var, v.value, 1);
+          if (v.var) setenv(v.var, v.value, 1);
+          nw = v.normwise;
           const double a = median_s(reps, zl), b = median_s(reps, ztl);
           PMX_CUDA_CHECK(cudaMemcpy(vY.data(), Y, n * l * 8, cudaMemcpyDeviceToHost));
           PMX_CUDA_CHECK(cudaMemcpy(vW.data(), W, k * l * 8, cudaMemcpyDeviceToHost));
@@ -249,7 +256,8 @@ int main(int argc, char** argv) {
           for (int64_t e = 0; e < k * l; ++e) dw = std::max(dw, std::fabs(vW[e] - dW[e])), sw = std::max(sw, std::fabs(dW[e]));
           std::printf("  sweep n=%lld %-36s Z*L %8.3f ms  Zt*L~ %8.3f ms  max|diff|/max|default| %.1e / %.1e\n",
                       (long long)n, v.name, a * 1e3, b * 1e3, dy / sy, dw / sw);
-          unsetenv(v.var);
+          if (v.var) unsetenv(v.var);
+          nw = normwise;
         }
         std::fflush(stdout);
       }
@@ -259,10 +267,10 @@ int main(int argc, char** argv) {
       PMX_CUDA_CHECK(cudaMemcpy(hL.data(), L, k * l * 8, cudaMemcpyDeviceToHost));
       PMX_CUDA_CHECK(cudaMemcpy(hLt.data(), Lt, n * l * 8, cudaMemcpyDeviceToHost));
       const double th_zl = median_s(1, [&] {
-        genotype_gemm(cuda, &r, view, false, p.data(), nullptr, l, hL.data(), l, 0.0, hY.data(), l);
+        genotype_gemm(cuda, &r, view, false, p.data(), nullptr, l, hL.data(), l, 0.0, hY.data(), l, nw);
       });
       const double th_ztl = median_s(1, [&] {
-        genotype_gemm(cuda, &r, view, true, p.data(), nullptr, l, hLt.data(), l, 0.0, hW.data(), l);
+        genotype_gemm(cuda, &r, view, true, p.data(), nullptr, l, hLt.data(), l, 0.0, hW.data(), l, nw);
       });
 
       // Check sampled rows against long double on the host.

@@ -117,7 +117,10 @@ snp_model_operands make_snp_model_operands(const char* model, const executor& ex
   const int64_t kg = static_cast<int64_t>(in.geno->animals.size()), ks = in.geno->genotypes.n_variants;
   snp_model_operands out;
   stopwatch sw;
-  out.genotypes = std::make_unique<gemm_operand>(genotype_executor(exec, kg, ks), in.geno->genotypes);
+  // PCG needs the products to the accuracy of the vectors, not of each term: normwise lets cuda run
+  // them on the INT8 tensor cores.
+  out.genotypes = std::make_unique<gemm_operand>(genotype_executor(exec, kg, ks), in.geno->genotypes,
+                                                 gemm_accuracy::normwise);
   term.setup_seconds.emplace_back(
       exec.kind() == backend::cuda ? "genotype operand (2-bit upload to the device)" : "genotype operand", sw.seconds());
   sw = stopwatch();

@@ -60,6 +60,21 @@ struct gemm_centring {
   std::span<const double> scale;  ///< s_j (k entries), or empty for s_j = 1
 };
 
+/// What a prepared operand's products guarantee (cuda; the cpu and reference backends always give
+/// the componentwise bound above).
+///   componentwise: the bounds above, like a dgemm.
+///   normwise: for iterative solvers. On cuda, resident operands run products of up to 4 columns
+///     on the INT8 tensor cores (src/ops/genotype_gemm/cuda_int8.hpp): every column c of
+///     SΛ and D = diag(2p)SΛ (Z·Λ), or of Λ̃ (Zᵀ·Λ̃), is represented to 2^-55·M_c, M_c the largest
+///     magnitude in that column, and the integer sums are exact. With X the dosages (0 when
+///     missing), n_i / n_j the called genotypes of sample i / variant j, A = XᵀΛ̃ and B the sum of
+///     Λ̃ over the called samples of variant j:
+///       |Ŷ − Y|_ic ≤ c·u·|Y_ic| + 2^-54·M_c·(Σ_j X_ij + n_i)
+///       |Ŵ − W|_jc ≤ |s_j|·(c·u·(|A_jc| + |2p_j B_jc|) + 2^-54·M_c·(Σ_i X_ij + |2p_j|·n_j))
+///     — relative to the column's largest entry, not to each term. Wider products and streamed
+///     operands behave as componentwise. PMX_GEMM_INT8=0 turns the INT8 route off.
+enum class gemm_accuracy { componentwise, normwise };
+
 /// Genotypes prepared once for many products on one executor (PCG iterations, subspace
 /// iteration). On cuda the 2-bit matrix is uploaded at construction and stays on the device, once,
 /// until the operand is destroyed; on cpu/reference the operand only holds the view. The caller
@@ -68,13 +83,15 @@ class gemm_operand {
  public:
   struct device_copy;  ///< defined by the CUDA backend; opaque here
 
-  gemm_operand(const executor& exec, const variant_major_view& g);
+  gemm_operand(const executor& exec, const variant_major_view& g,
+               gemm_accuracy accuracy = gemm_accuracy::componentwise);
   ~gemm_operand();
   gemm_operand(gemm_operand&&) noexcept;
   gemm_operand& operator=(gemm_operand&&) noexcept;
 
   const executor& exec() const { return exec_; }
   const variant_major_view& view() const { return view_; }
+  gemm_accuracy accuracy() const { return accuracy_; }
   /// The device-resident copy (cuda executors), else null.
   const device_copy* device() const { return device_.get(); }
 
@@ -84,6 +101,7 @@ class gemm_operand {
   };
   executor exec_;
   variant_major_view view_;
+  gemm_accuracy accuracy_;
   std::unique_ptr<device_copy, device_copy_deleter> device_;
 };
 

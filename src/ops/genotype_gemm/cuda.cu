@@ -26,9 +26,11 @@
 #include "core/cuda_context.hpp"
 #include "core/host_transfer.hpp"
 #include "ops/genotype_gemm/cuda_detail.hpp"
+#include "ops/genotype_gemm/cuda_int8.hpp"
 #include "ops/genotype_gemm/cuda_mma.cuh"
 #include "ops/genotype_gemm/cuda_narrow.cuh"
 #include "ops/genotype_gemm/cuda_resident.cuh"
+#include "ops/genotype_gemm/cuda_splits.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx::kernels::cuda_detail {
@@ -37,9 +39,8 @@ namespace {
 using detail::cuda_context;
 namespace dev = gemm_dev;
 
-enum slot_id { slot_table, slot_centring, slot_in, slot_out, slot_part, slot_ring0, slot_ring1 };
+enum slot_id { slot_table, slot_centring, slot_in, slot_out, slot_part, slot_ring0, slot_ring1, slot_int8 };
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Page-locked host memory (cudaHostAlloc / registered): DMA-able without staging.
 bool is_pinned_host(const void* p) {
@@ -133,23 +134,6 @@ struct call {
   int64_t part_bytes;
 };
 
-// Splits of the reduction. The kernels run one 256-thread block per SM (register bound), so the
-// grid is sized in whole waves: among the split counts that keep a split's work reasonable
-// (>= `min_len` reduction items) and its partials within part_bytes, the one whose last wave is
-// fullest (ties to fewer splits). E.g. Zᵀ·Λ̃ (m8) with 50,241 variants: 99 blocks x 4 splits =
-// 3 waves of 132 instead of 4.5.
-int64_t choose_splits(int64_t bx, int sms, int64_t len, int64_t min_len, int64_t max_splits) {
-  int64_t best = 1;
-  double best_score = -1;
-  const int64_t most = std::max<int64_t>(1, std::min<int64_t>({max_splits, int64_t{64}, len / std::max<int64_t>(1, min_len)}));
-  for (int64_t s = 1; s <= most; ++s) {
-    const int64_t blocks = bx * s, waves = ceil_div(blocks, sms);
-    const double fill = double(blocks) / double(waves * sms);
-    const double score = fill - 0.004 * double(s) - (waves < 2 && s < most ? 0.5 : 0.0) * (1.0 - fill);
-    if (score > best_score + 1e-9) best_score = score, best = s;
-  }
-  return best;
-}
 int64_t zl_split_rows(const call& k, int64_t rows) {
   const int64_t bx = ceil_div(k.n, dev::zl_samples);
   const int64_t max_splits = std::max<int64_t>(1, k.part_bytes / (k.n * dev::cols * 8));
@@ -350,7 +334,7 @@ void release_genotypes(resident_genotypes* r) noexcept {
 
 void genotype_gemm(const executor& exec, const resident_genotypes* r, const variant_major_view& g, bool transposed,
                    const double* p, const double* scale, int64_t l, const double* in, int64_t ld_in, double beta,
-                   double* out, int64_t ld_out) {
+                   double* out, int64_t ld_out, bool normwise) {
   const int64_t n = g.n_samples, k = g.n_variants;
   const int64_t out_rows = transposed ? k : n, in_rows = transposed ? n : k;
   if (l == 0 || out_rows == 0) return;
@@ -377,8 +361,14 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
   if (resident && r->owned && explicit_budget(exec)) budget -= r->bytes();
 
   const int64_t pitch = resident ? r->pitch : resident_pitch(n);
-  std::vector<size_t> sizes(slot_ring1 + 1, 0);
-  sizes[slot_table] = static_cast<size_t>(k * 4 * 8);
+  // INT8 tensor-core route (cuda_int8.hpp) for normwise operands held on the device, up to 4
+  // columns (PCG vectors; wider products, e.g. ssGTABLUP's set-up panels, keep the FP64 route).
+  const bool int8 = normwise && resident && l <= int8_route::max_columns && int8_route::applies(c.stream, transposed, n, k);
+  if (const char* e = std::getenv("PMX_GEMM_INT8"); e && std::string(e) == "require" && normwise && !int8)
+    throw unsupported_error("gemm (cuda): PMX_GEMM_INT8=require, but the INT8 route does not apply here");
+  std::vector<size_t> sizes(slot_int8 + 1, 0);
+  sizes[slot_table] = int8 ? 0 : static_cast<size_t>(k * 4 * 8);
+  sizes[slot_int8] = int8 ? static_cast<size_t>(int8_route::scratch_bytes(transposed, n, k)) : 0;
   sizes[slot_centring] = static_cast<size_t>(2 * k * 8);
   sizes[slot_in] = in_dev ? 0 : static_cast<size_t>(in_rows * l * 8);
   sizes[slot_out] = out_dev ? 0 : static_cast<size_t>(out_rows * l * 8);
@@ -396,7 +386,7 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
   }
   // Partial sums: at least one split; up to what the planner wants, within the budget.
   const int64_t part_rows = transposed ? chunk_rows : n;
-  const int64_t min_part = part_rows * dev::cols * 8;
+  const int64_t min_part = int8 ? 0 : part_rows * dev::cols * 8;
   const int64_t want_part = min_part * 4 * di.sms;  // capped again by the split planner
   int64_t part_bytes = std::min<int64_t>(want_part, std::max<int64_t>(min_part, budget - fixed));
   part_bytes = std::min<int64_t>(part_bytes, std::max<int64_t>(min_part, int64_t{1} << 30));
@@ -412,9 +402,11 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
   PMX_CUDA_CHECK(cudaMemcpyAsync(centring, p, static_cast<size_t>(k * 8), cudaMemcpyHostToDevice, c.stream));
   if (scale)
     PMX_CUDA_CHECK(cudaMemcpyAsync(centring + k, scale, static_cast<size_t>(k * 8), cudaMemcpyHostToDevice, c.stream));
-  dev::build_tables<<<static_cast<unsigned>(std::min<int64_t>(ceil_div(k, 256), 1024)), 256, 0, c.stream>>>(
-      centring, scale ? centring + k : nullptr, k, table);
-  PMX_CUDA_CHECK_LAUNCH();
+  if (!int8) {
+    dev::build_tables<<<static_cast<unsigned>(std::min<int64_t>(ceil_div(k, 256), 1024)), 256, 0, c.stream>>>(
+        centring, scale ? centring + k : nullptr, k, table);
+    PMX_CUDA_CHECK_LAUNCH();
+  }
 
   // Host operands: contiguous page-locked ones (transfer_buffer) are copied by DMA directly; the
   // others travel through the pinned staging buffers, packed to l columns on the host (a strided
@@ -451,7 +443,11 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
 
   call kc{transposed, use_m16(c, di), n, l, di.sms, table, in_d, ld_in_d, out_d, ld_out_d, beta,
           static_cast<double*>(c.slot(slot_part)), part_bytes};
-  if (resident) {
+  if (int8) {
+    const int8_route::product pr{transposed, r->data, r->pitch, n, k, centring, scale ? centring + k : nullptr,
+                                 l, in_d, ld_in_d, beta, out_d, ld_out_d};
+    int8_route::run(c.stream, di.sms, pr, c.slot(slot_int8));
+  } else if (resident) {
     chunk_product(c, kc, r->data, r->pitch, 0, k, true);
   } else {
     uint8_t* ring[2] = {static_cast<uint8_t*>(c.slot(slot_ring0)), static_cast<uint8_t*>(c.slot(slot_ring1))};

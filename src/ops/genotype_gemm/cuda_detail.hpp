@@ -18,9 +18,10 @@ void release_genotypes(resident_genotypes* r) noexcept;
 
 /// Y ← Z Λ + β Y (transposed = false) or W ← Zᵀ Λ̃ + β W (transposed = true), as in
 /// genotype_gemm.hpp. p has n_variants entries; scale is null (s = 1) or has n_variants entries.
-/// in/out may be host or device pointers.
+/// in/out may be host or device pointers. normwise: the operand allows the INT8 route
+/// (gemm_accuracy::normwise), taken for resident genotypes when int8_route::applies.
 void genotype_gemm(const executor& exec, const resident_genotypes* r, const variant_major_view& g,
                    bool transposed, const double* p, const double* scale, int64_t l, const double* in,
-                   int64_t ld_in, double beta, double* out, int64_t ld_out);
+                   int64_t ld_in, double beta, double* out, int64_t ld_out, bool normwise);
 
 }  // namespace pmx::kernels::cuda_detail

@@ -26,7 +26,7 @@ void run(const gemm_operand& g, bool transposed, const gemm_centring& c, int64_t
          int64_t ld_in, double beta, double* out, int64_t ld_out) {
   cuda_detail::genotype_gemm(g.exec(), g.device() ? g.device()->genotypes : nullptr, g.view(), transposed,
                              c.p.data(), c.scale.empty() ? nullptr : c.scale.data(), l, in, ld_in, beta, out,
-                             ld_out);
+                             ld_out, g.accuracy() == gemm_accuracy::normwise);
 }
 }  // namespace
 

@@ -12,7 +12,9 @@
 //   * INT8 slices of Λ (Ozaki): ~6 slices stacked as columns (10 × 6 → 64) and a second product for
 //     the missing calls is ~2e13 int8 MACs (~40–60 ms on mma.sync), and slices with one exponent per
 //     column are not componentwise accurate (a small Λ_jc next to a large one loses its low bits),
-//     which the op's contract (|error| ≤ c·u·Σ|terms|) forbids. Rejected.
+//     which the componentwise contract forbids. Rejected here; for normwise operands with l ≤ 4
+//     (PCG) it is the route taken (cuda_int8.hpp): there the FP64 kernels waste the MMA's 8 columns
+//     and the 8 digits of a column fill them.
 //   * Shared-memory lookup tables (thesis §4.2.2, 5codes): bound by shared-memory bandwidth at
 //     ~75–95 ms for this shape, no better, and the table build does not amortise for l = 10.
 //   * Genotype bytes (38.9 GB, ≈ 9 ms at 4.3 TB/s) are far below the tensor time: the kernels are

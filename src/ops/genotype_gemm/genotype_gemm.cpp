@@ -52,7 +52,8 @@ void gemm_transposed(const executor& exec, const variant_major_view& g,
   }
 }
 
-gemm_operand::gemm_operand(const executor& exec, const variant_major_view& g) : exec_(exec), view_(g) {
+gemm_operand::gemm_operand(const executor& exec, const variant_major_view& g, gemm_accuracy accuracy)
+    : exec_(exec), view_(g), accuracy_(accuracy) {
   PMX_EXPECTS(g.n_samples >= 0 && g.n_variants >= 0, "negative matrix size");
   PMX_EXPECTS(g.n_samples == 0 || g.n_variants == 0 || g.data, "genotype data is null");
   PMX_EXPECTS(g.row_bytes >= (g.n_samples + 3) / 4, "row_bytes smaller than ceil(n_samples / 4)");
