@@ -2,13 +2,16 @@
 // by side with OpenBLAS dgemm on the same Z inflated to doubles, same thread count.
 //
 //   bench_gemm [--samples N] [--variants K] [--missing F] [--reps R] [--threads T] [--ls 1,10,32]
-//              [--no-blas] [--isa avx512|avx2|scalar]
+//              [--no-blas] [--no-int8] [--isa avx512|avx2|scalar]
 //
 // Genotypes: each variant gets p ~ U(0.02, 0.5); a call is missing with probability F, else the
 // sum of two Bernoulli(p) draws (Hardy–Weinberg). Z is centred with the observed frequencies and
 // scaled by 1/sqrt(2p(1−p)) (GCTA standardisation; monomorphic variants get s = 0). Timings are
 // medians over R repetitions after one warm-up call; dgemm times exclude inflating Z. The stage
 // decomposition is thread-seconds per stage (summed over threads) of the panoramix calls.
+// Where the CPU has AMX-INT8 (and AVX-512 VBMI), each width is also run on a normwise operand
+// with both products forced onto the AMX-INT8 route (cpu_amx.hpp; PMX_GEMM_INT8=require), rows
+// "Z*L8" / "Zt*L8"; --no-int8 skips them.
 #include <cblas.h>
 #include <omp.h>
 #include <sys/utsname.h>
@@ -26,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/genotype_gemm/cpu_amx.hpp"
 #include "ops/genotype_gemm/cpu_isa.hpp"
 #include "panoramix/ops/allele_counts.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
@@ -44,7 +48,7 @@ struct options {
   double missing = 0.01;
   int threads = 0;
   std::vector<int64_t> ls = {1, 10, 32};
-  bool blas = true;
+  bool blas = true, int8 = true;
   std::string isa;
 };
 
@@ -52,7 +56,7 @@ struct options {
   std::fprintf(
       stderr,
       "usage: bench_gemm [--samples N] [--variants K] [--missing F] [--reps R] [--threads T]\n"
-      "                  [--ls 1,10,32] [--no-blas] [--isa avx512|avx2|scalar]\n");
+      "                  [--ls 1,10,32] [--no-blas] [--no-int8] [--isa avx512|avx2|scalar]\n");
   std::exit(2);
 }
 
@@ -76,6 +80,8 @@ options parse(int argc, char** argv) {
       o.threads = std::stoi(value());
     else if (arg == "--no-blas")
       o.blas = false;
+    else if (arg == "--no-int8")
+      o.int8 = false;
     else if (arg == "--isa")
       o.isa = value();
     else if (arg == "--ls") {
@@ -223,10 +229,13 @@ int main(int argc, char** argv) {
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 
   // Phase 1: panoramix, all widths (before any dgemm, whose idle threads may spin for a while).
+  const bool int8 = o.int8 && kernels::cpu::gemm_amx_applies(std::max(o.n, o.k));
+  std::printf("int8    : %s\n", int8 ? "normwise operands on AMX-INT8 (rows int8)" : "not run");
   struct result {
     int64_t l;
-    std::vector<double> lambda, lambda_t, Y, W;
+    std::vector<double> lambda, lambda_t, Y, W, Y8, W8;
     double t_zl = 0, t_ztl = 0, b_zl = 0, b_ztl = 0, d_zl = 0, d_ztl = 0;
+    double t_zl8 = 0, t_ztl8 = 0, d_zl8 = 0, d_ztl8 = 0, c_zl8 = 0, c_ztl8 = 0;
     isa::stage_times st_zl, st_ztl;
   };
   std::vector<result> results;
@@ -252,6 +261,19 @@ int main(int argc, char** argv) {
     });
     r.st_ztl = isa::gemm_profile();
     isa::set_gemm_profiling(false);
+    if (int8) {
+      setenv("PMX_GEMM_INT8", "require", 1);  // both products on AMX, whatever the default picks
+      const gemm_operand op(cpu, g.view(), gemm_accuracy::normwise);
+      r.Y8.resize(r.Y.size());
+      r.W8.resize(r.W.size());
+      r.t_zl8 = time_median(o.reps, [&] { gemm(op, centring, l, r.lambda.data(), l, 0.0, r.Y8.data(), l); });
+      r.t_ztl8 = time_median(o.reps, [&] {
+        gemm_transposed(op, centring, l, r.lambda_t.data(), l, 0.0, r.W8.data(), l);
+      });
+      r.c_zl8 = max_rel_diff(r.Y8, r.Y);
+      r.c_ztl8 = max_rel_diff(r.W8, r.W);
+      unsetenv("PMX_GEMM_INT8");
+    }
     results.push_back(std::move(r));
   }
 
@@ -282,6 +304,7 @@ int main(int argc, char** argv) {
       });
       r.d_zl = max_rel_diff(r.Y, Yb);
       r.d_ztl = max_rel_diff(r.W, Wb);
+      if (int8) r.d_zl8 = max_rel_diff(r.Y8, Yb), r.d_ztl8 = max_rel_diff(r.W8, Wb);
     }
   }
 
@@ -304,6 +327,14 @@ int main(int argc, char** argv) {
     };
     row("Z*L", r.t_zl, r.b_zl, r.d_zl);
     row("Zt*L", r.t_ztl, r.b_ztl, r.d_ztl);
+    if (int8) {
+      row("Z*L8", r.t_zl8, r.b_zl, r.d_zl8);
+      row("Zt*L8", r.t_ztl8, r.b_ztl, r.d_ztl8);
+    }
+  }
+  if (int8) {
+    std::printf("int8 rows (normwise operand, AMX-INT8) against the componentwise kernels: max rel d\n");
+    for (const auto& r : results) std::printf("  l = %-3ld Z*L %.1e   Zt*L %.1e\n", r.l, r.c_zl8, r.c_ztl8);
   }
   std::printf(
       "\nstages of the panoramix calls (thread-ms per call, summed over threads; share of the "

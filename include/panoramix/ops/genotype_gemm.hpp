@@ -63,16 +63,22 @@ struct gemm_centring {
 /// What a prepared operand's products guarantee (cuda; the cpu and reference backends always give
 /// the componentwise bound above).
 ///   componentwise: the bounds above, like a dgemm.
-///   normwise: for iterative solvers. On cuda, resident operands run products of up to 4 columns
-///     on the INT8 tensor cores (src/ops/genotype_gemm/cuda_int8.hpp): every column c of
-///     SΛ and D = diag(2p)SΛ (Z·Λ), or of Λ̃ (Zᵀ·Λ̃), is represented to 2^-55·M_c, M_c the largest
-///     magnitude in that column, and the integer sums are exact. With X the dosages (0 when
-///     missing), n_i / n_j the called genotypes of sample i / variant j, A = XᵀΛ̃ and B the sum of
-///     Λ̃ over the called samples of variant j:
+///   normwise: for iterative solvers. The products run on int8 tensor units where the machine has
+///     them and it pays: cuda resident operands with up to 4 columns (mma.s8; cuda_int8.hpp), and
+///     on cpus with AMX-INT8 and AVX-512 VBMI Zᵀ·Λ̃ with l ≥ 4 (cpu_amx.hpp; both products with
+///     PMX_GEMM_INT8=require). Z = M∘(X − 2p1ᵀ)S is split into
+///     exact integer products: every column c of SΛ and D = diag(2p)SΛ (Z·Λ), or of Λ̃ (Zᵀ·Λ̃), is
+///     represented to 2^-55·M_c (8 base-128 digits), M_c the largest magnitude in that column, and
+///     the integer sums are exact. With X the dosages (0 when missing), n_i / n_j the called
+///     genotypes of sample i / variant j, A = XᵀΛ̃ and B the sum of Λ̃ over the called samples of
+///     variant j:
 ///       |Ŷ − Y|_ic ≤ c·u·|Y_ic| + 2^-54·M_c·(Σ_j X_ij + n_i)
 ///       |Ŵ − W|_jc ≤ |s_j|·(c·u·(|A_jc| + |2p_j B_jc|) + 2^-54·M_c·(Σ_i X_ij + |2p_j|·n_j))
-///     — relative to the column's largest entry, not to each term. Wider products and streamed
-///     operands behave as componentwise. PMX_GEMM_INT8=0 turns the INT8 route off.
+///     — relative to the column's largest entry, not to each term. Elsewhere (wider cuda products,
+///     streamed cuda operands, CPUs without AMX) normwise operands get the componentwise kernels.
+///     Results do not depend on thread counts (integer sums). PMX_GEMM_INT8=0 turns the int8
+///     routes off; PMX_GEMM_INT8=require sends every product of a normwise operand to them and
+///     makes it an error when they cannot run.
 enum class gemm_accuracy { componentwise, normwise };
 
 /// Genotypes prepared once for many products on one executor (PCG iterations, subspace

@@ -32,6 +32,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/base128_digits.hpp"
 #include "core/cuda_context.hpp"
 #include "core/cuda_cp_async.cuh"
 #include "ops/genotype_gemm/cuda_splits.hpp"
@@ -44,7 +45,7 @@ using detail::cp_async_commit;
 using detail::cp_async_wait;
 
 constexpr int threads = 256;
-constexpr int digits = 8;  // base-128 digits per value: 2^-55 of the column's scale
+constexpr int digits = detail::base128_digits;  // per value: 2^-55 of the column's scale
 constexpr int stages = 4;
 constexpr uint32_t low_bits = 0x55555555u;
 constexpr uint32_t byte_fields = 0x03030303u;
@@ -93,23 +94,11 @@ __device__ __forceinline__ void mma(int (&c)[4], uint32_t a0, uint32_t a1, uint3
 #endif
 }
 
-// Scale exponent of a column from its largest |value| (bits of a non-negative double): every
-// value of the column is below 2^e in magnitude.
+// Scale exponent of a column from its largest |value| (bits of a non-negative double).
 __device__ __forceinline__ int exponent_of(unsigned long long bits) {
-  const double m = __longlong_as_double(static_cast<long long>(bits));
-  return m > 0 ? ilogb(m) + 1 : 0;
+  return detail::column_exponent(__longlong_as_double(static_cast<long long>(bits)));
 }
-// Digit s (0 = most significant) of v·2^-e in balanced base 128 after a first digit of weight 2^-6:
-// v = 2^e Σ_s d_s 2^(-6-7s) + r, |d_s| ≤ 64, |r| ≤ 2^(e-56). Every step is exact in double.
-__device__ __forceinline__ int digit(double v, int e, int s) {
-  double r = ldexp(v, 6 - e);
-  int d = __double2int_rn(r);
-  for (int q = 0; q < s; ++q) {
-    r = (r - d) * 128.0;
-    d = __double2int_rn(r);
-  }
-  return d;
-}
+__device__ __forceinline__ int digit(double v, int e, int s) { return detail::base128_digit(v, e, s); }
 __device__ __forceinline__ uint32_t byte_of(int d, int b) { return (static_cast<uint32_t>(d) & 0xFFu) << (8 * b); }
 
 // Values of column c at reduction item r: Z·Λ (s_r Λ_rc and 2p_r s_r Λ_rc), Zᵀ·Λ̃ (Λ̃_rc).
@@ -424,12 +413,8 @@ __global__ void __launch_bounds__(threads, 1) ztl_kernel(kernel_args a) {
     }
 }
 
-// Σ_s 2^(e-6-7s) · x_s, smallest digit first.
 __device__ __forceinline__ double combine(const long long (&x)[digits], int e) {
-  double y = 0;
-#pragma unroll
-  for (int s = digits - 1; s >= 0; --s) y += ldexp(static_cast<double>(x[s]), e - 6 - 7 * s);
-  return y;
+  return detail::base128_combine(x, detail::base128_weights(e));
 }
 
 // Y[i][c] = Σ_s w_s (acc − T) (+ β Y).

@@ -1,5 +1,9 @@
 #include "panoramix/ops/genotype_gemm.hpp"
 
+#include <cstdlib>
+#include <string>
+
+#include "ops/genotype_gemm/cpu_amx.hpp"
 #include "ops/genotype_gemm/kernels.hpp"
 #include "panoramix/error.hpp"
 
@@ -18,6 +22,28 @@ void check(const variant_major_view& g, const gemm_centring& c, int64_t l, const
   PMX_EXPECTS(ld_in >= l && ld_out >= l, "leading dimension smaller than the column count");
   PMX_EXPECTS(l == 0 || in_rows == 0 || in, "input matrix is null");
   PMX_EXPECTS(l == 0 || out_rows == 0 || out, "output matrix is null");
+}
+
+// PMX_GEMM_INT8: "0" keeps normwise operands on the componentwise kernels; "require" sends every
+// product of a normwise operand to the int8 route, an error where it cannot run (tests, bench).
+std::string int8_setting() {
+  const char* e = std::getenv("PMX_GEMM_INT8");
+  return e ? e : "";
+}
+
+// The cpu AMX-INT8 route for a normwise operand's product (cpu_amx.hpp). By default only where it
+// measured faster than the table kernels (bench_gemm, dev VM, 10,000 × 50,000): Zᵀ·Λ̃ with l ≥ 4
+// (1.6–1.9× at l = 10, 32). Z·Λ and l < 4 (the PCG vectors) stay on the tables, which were as fast.
+bool cpu_int8(const gemm_operand& g, bool transposed, int64_t l) {
+  if (g.exec().kind() != backend::cpu || g.accuracy() != gemm_accuracy::normwise) return false;
+  const std::string setting = int8_setting();
+  if (setting == "0") return false;
+  const bool required = setting == "require";
+  if (!required && !(transposed && l >= 4)) return false;
+  if (kernels::cpu::gemm_amx_applies(transposed ? g.view().n_samples : g.view().n_variants)) return true;
+  if (required)
+    throw unsupported_error("gemm (cpu): PMX_GEMM_INT8=require, but this CPU has no usable AMX-INT8 / AVX-512 VBMI");
+  return false;
 }
 
 }  // namespace
@@ -67,6 +93,10 @@ void gemm_operand::device_copy_deleter::operator()(device_copy* d) const { kerne
 void gemm(const gemm_operand& g, const gemm_centring& centring, int64_t l, const double* lambda,
           int64_t ld_lambda, double beta, double* Y, int64_t ld_y) {
   const variant_major_view& v = g.view();
+  if (cpu_int8(g, false, l)) {
+    check(v, centring, l, lambda, ld_lambda, v.n_variants, Y, ld_y, v.n_samples);
+    return kernels::cpu::gemm_amx(g.exec(), v, centring, l, lambda, ld_lambda, beta, Y, ld_y);
+  }
   if (g.exec().kind() != backend::cuda) return gemm(g.exec(), v, centring, l, lambda, ld_lambda, beta, Y, ld_y);
   check(v, centring, l, lambda, ld_lambda, v.n_variants, Y, ld_y, v.n_samples);
   kernels::cuda::gemm(g, centring, l, lambda, ld_lambda, beta, Y, ld_y);
@@ -75,6 +105,10 @@ void gemm(const gemm_operand& g, const gemm_centring& centring, int64_t l, const
 void gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64_t l,
                      const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
   const variant_major_view& v = g.view();
+  if (cpu_int8(g, true, l)) {
+    check(v, centring, l, lambda, ld_lambda, v.n_samples, W, ld_w, v.n_variants);
+    return kernels::cpu::gemm_transposed_amx(g.exec(), v, centring, l, lambda, ld_lambda, beta, W, ld_w);
+  }
   if (g.exec().kind() != backend::cuda)
     return gemm_transposed(g.exec(), v, centring, l, lambda, ld_lambda, beta, W, ld_w);
   check(v, centring, l, lambda, ld_lambda, v.n_samples, W, ld_w, v.n_variants);

@@ -23,6 +23,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/amx_tiles.hpp"
 #include "ops/table_products/cpu_amx.hpp"
 
 namespace pmx::kernels::cpu {
@@ -30,28 +31,9 @@ namespace {
 
 constexpr int64_t panel_steps = 32;  // 64-position steps per digit product: ≤ 2048 variants
 
-struct alignas(64) tile_config {
-  uint8_t palette = 1, start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
-// GCC 12's tile intrinsics are asm statements that do not tell the compiler which memory they
-// read or write (_tile_loadconfig names only the first 8 bytes of the configuration): without
-// this barrier around them, stores they depend on may be dropped or moved past them.
-inline void memory_barrier() { __asm__ volatile("" ::: "memory"); }
-
-// Tiles 0-3: C (16 × 16 int32); 4-5: A (16 × 64 u8); 6-7: B (16 × 64 s8 in VNNI order).
-__attribute__((target("amx-tile"))) void configure_tiles() {
-  tile_config cfg;
-  for (int t = 0; t < 8; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;
-  memory_barrier();
-  _tile_loadconfig(&cfg);
-  memory_barrier();
-}
-
-__attribute__((target("amx-tile"))) void release_tiles() { _tile_release(); }
+using detail::amx_configure_full_tiles;
+using detail::amx_release_tiles;
+inline void memory_barrier() { detail::amx_memory_barrier(); }
 
 // buf[32][32] (int32, [j][i]) = Σ over `steps` 64-position steps of the Y tiles of a column
 // pair (a0, a1: consecutive steps 1 KiB apart) times the sliced tiles of the row pair (b: 2 KiB
@@ -279,7 +261,7 @@ void amx_table_crossprod(const executor& exec, const variant_major_view& g, cons
   // Row blocks, largest first (block b multiplies b + 1 column blocks).
 #pragma omp parallel num_threads(threads)
   {
-    configure_tiles();
+    amx_configure_full_tiles();  // tiles 0-3: C, 4-5: A, 6-7: B
     constexpr int64_t slice_bytes = panel_steps * 2048;
     std::vector<uint8_t> B_store(static_cast<size_t>(affine_plan::max_slices * slice_bytes + 64));
     auto* B = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(B_store.data()) + 63) & ~uintptr_t{63});
@@ -330,7 +312,7 @@ void amx_table_crossprod(const executor& exec, const variant_major_view& g, cons
         }
       }
     }
-    release_tiles();
+    amx_release_tiles();
   }
   for (const auto& [at, value] : keep) C[at] = value;
 }
