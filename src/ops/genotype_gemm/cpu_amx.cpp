@@ -273,96 +273,77 @@ struct digit_tiles {
 
 int digit_tile_count(int64_t l) { return static_cast<int>((l * D + 15) / 16); }
 
-// Z·Λ: A tiles (row-major) of SΛ and D = diag(2p)SΛ, one exponent per column for both.
-digit_tiles zl_digits(const variant_major_view& g, const gemm_centring& ce, int64_t l, const double* lambda,
-                      int64_t ld, int threads) {
-  const int64_t k = g.n_variants;
+// Digit tiles of `items` reduction items × l columns, with Sets values per (item, column) that
+// share each column's exponent: values(i, c, v) fills v[Sets]; set 0 goes to the x tiles at
+// offset(i, dc), set 1 (if any) to the m tiles there; the last set is the one missing calls pick
+// (rows, and its exact column sums).
+template <int Sets, class Values, class Offset>
+digit_tiles make_digits(int64_t items, int64_t l, int threads, Values values, Offset offset) {
   digit_tiles d;
-  d.steps = (k + step - 1) / step;
+  d.steps = (items + step - 1) / step;
   d.tiles = digit_tile_count(l);
   d.x = scratch<uint8_t>(slot_digits, d.steps * d.tiles * tile);
-  d.m = scratch<uint8_t>(slot_digits_m, d.steps * d.tiles * tile);
-  d.rows = scratch<int8_t>(slot_rows, k * d.tiles * 16);
+  if (Sets == 2) d.m = scratch<uint8_t>(slot_digits_m, d.steps * d.tiles * tile);
+  d.rows = scratch<int8_t>(slot_rows, items * d.tiles * 16);
   d.sums.assign(static_cast<size_t>(d.tiles * 16), 0);
-  auto values = [&](int64_t j, int64_t c, double& lam, double& cen) {
-    lam = (ce.scale.empty() ? 1.0 : ce.scale[j]) * lambda[j * ld + c];
-    cen = (2.0 * ce.p[j]) * lam;
-  };
   std::vector<double> mx(static_cast<size_t>(l), 0.0);
-  for (int64_t j = 0; j < k; ++j)
+  for (int64_t i = 0; i < items; ++i)
     for (int64_t c = 0; c < l; ++c) {
-      double a, b;
-      values(j, c, a, b);
-      mx[c] = std::max({mx[c], std::fabs(a), std::fabs(b)});
+      double v[Sets];
+      values(i, c, v);
+      for (double x : v) mx[c] = std::max(mx[c], std::fabs(x));
     }
-  for (double v : mx) d.exponent.push_back(detail::column_exponent(v));
   std::vector<double> unit;
-  for (int e : d.exponent) unit.push_back(detail::base128_scale(e));
+  for (double m : mx) {
+    d.exponent.push_back(detail::column_exponent(m));
+    d.weights.emplace_back(d.exponent.back());
+    unit.push_back(detail::base128_scale(d.exponent.back()));
+  }
 #pragma omp parallel num_threads(threads)
   {
     std::vector<long long> sums(d.sums.size(), 0);
 #pragma omp for schedule(static)
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t st = j / step, q = j % step;
+    for (int64_t i = 0; i < items; ++i)
       for (int64_t c = 0; c < l; ++c) {
-        double a, b;
-        values(j, c, a, b);
-        int da[D], db[D];
-        detail::base128_split(a, unit[c], da);
-        detail::base128_split(b, unit[c], db);
+        double v[Sets];
+        values(i, c, v);
+        int dg[Sets][D];
+        for (int q = 0; q < Sets; ++q) detail::base128_split(v[q], unit[c], dg[q]);
         for (int s = 0; s < D; ++s) {
-          const int64_t dc = D * c + s, at = (st * d.tiles + dc / 16) * tile + (dc % 16) * 64 + q;
-          d.x[at] = static_cast<uint8_t>(da[s]);
-          d.m[at] = static_cast<uint8_t>(db[s]);
-          d.rows[j * d.tiles * 16 + dc] = static_cast<int8_t>(db[s]);
-          sums[dc] += db[s];
+          const int64_t dc = D * c + s, at = offset(i, dc);
+          d.x[at] = static_cast<uint8_t>(dg[0][s]);
+          if constexpr (Sets == 2) d.m[at] = static_cast<uint8_t>(dg[1][s]);
+          d.rows[i * d.tiles * 16 + dc] = static_cast<int8_t>(dg[Sets - 1][s]);
+          sums[dc] += dg[Sets - 1][s];
         }
       }
-    }
 #pragma omp critical
-    for (size_t i = 0; i < sums.size(); ++i) d.sums[i] += sums[i];
+    for (size_t q = 0; q < sums.size(); ++q) d.sums[q] += sums[q];
   }
-  for (int e : d.exponent) d.weights.emplace_back(e);
   return d;
 }
 
-// Zᵀ·Λ̃: B tiles (VNNI) of Λ̃.
+// Z·Λ: A tiles (row-major: A[m][q] = digit m of variant 64·step + q) of SΛ and D = diag(2p)SΛ.
+digit_tiles zl_digits(const variant_major_view& g, const gemm_centring& ce, int64_t l, const double* lambda,
+                      int64_t ld, int threads) {
+  const int tiles = digit_tile_count(l);
+  return make_digits<2>(
+      g.n_variants, l, threads,
+      [&](int64_t j, int64_t c, double (&v)[2]) {
+        v[0] = (ce.scale.empty() ? 1.0 : ce.scale[j]) * lambda[j * ld + c];
+        v[1] = (2.0 * ce.p[j]) * v[0];
+      },
+      [&](int64_t j, int64_t dc) { return (j / step * tiles + dc / 16) * tile + (dc % 16) * 64 + j % step; });
+}
+
+// Zᵀ·Λ̃: B tiles (VNNI: B[r][4c + t] = digit c of sample 64·step + 4r + t) of Λ̃.
 digit_tiles zt_digits(const variant_major_view& g, int64_t l, const double* lambda, int64_t ld, int threads) {
-  const int64_t n = g.n_samples;
-  digit_tiles d;
-  d.steps = (n + step - 1) / step;
-  d.tiles = digit_tile_count(l);
-  d.x = scratch<uint8_t>(slot_digits, d.steps * d.tiles * tile);
-  d.rows = scratch<int8_t>(slot_rows, n * d.tiles * 16);
-  d.sums.assign(static_cast<size_t>(d.tiles * 16), 0);
-  std::vector<double> mx(static_cast<size_t>(l), 0.0);
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t c = 0; c < l; ++c) mx[c] = std::max(mx[c], std::fabs(lambda[i * ld + c]));
-  for (double v : mx) d.exponent.push_back(detail::column_exponent(v));
-  std::vector<double> unit;
-  for (int e : d.exponent) unit.push_back(detail::base128_scale(e));
-#pragma omp parallel num_threads(threads)
-  {
-    std::vector<long long> sums(d.sums.size(), 0);
-#pragma omp for schedule(static)
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t st = i / step, r = (i % step) / 4, t = i % 4;
-      for (int64_t c = 0; c < l; ++c) {
-        int dg[D];
-        detail::base128_split(lambda[i * ld + c], unit[c], dg);
-        for (int s = 0; s < D; ++s) {
-          const int64_t dc = D * c + s;
-          d.x[(st * d.tiles + dc / 16) * tile + r * 64 + 4 * (dc % 16) + t] = static_cast<uint8_t>(dg[s]);
-          d.rows[i * d.tiles * 16 + dc] = static_cast<int8_t>(dg[s]);
-          sums[dc] += dg[s];
-        }
-      }
-    }
-#pragma omp critical
-    for (size_t i = 0; i < sums.size(); ++i) d.sums[i] += sums[i];
-  }
-  for (int e : d.exponent) d.weights.emplace_back(e);
-  return d;
+  const int tiles = digit_tile_count(l);
+  return make_digits<1>(
+      g.n_samples, l, threads, [&](int64_t i, int64_t c, double (&v)[1]) { v[0] = lambda[i * ld + c]; },
+      [&](int64_t i, int64_t dc) {
+        return (i / step * tiles + dc / 16) * tile + (i % step) / 4 * 64 + 4 * (dc % 16) + i % 4;
+      });
 }
 
 // acc[0 .. 16·tiles) += digits[0 .. 16·tiles) (int8 → int32), 16 at a time; `stride` int32s

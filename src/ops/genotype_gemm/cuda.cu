@@ -27,6 +27,7 @@
 #include "core/host_transfer.hpp"
 #include "ops/genotype_gemm/cuda_detail.hpp"
 #include "ops/genotype_gemm/cuda_int8.hpp"
+#include "ops/genotype_gemm/int8_setting.hpp"
 #include "ops/genotype_gemm/cuda_mma.cuh"
 #include "ops/genotype_gemm/cuda_narrow.cuh"
 #include "ops/genotype_gemm/cuda_resident.cuh"
@@ -363,8 +364,10 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
   const int64_t pitch = resident ? r->pitch : resident_pitch(n);
   // INT8 tensor-core route (cuda_int8.hpp) for normwise operands held on the device, up to 4
   // columns (PCG vectors; wider products, e.g. ssGTABLUP's set-up panels, keep the FP64 route).
-  const bool int8 = normwise && resident && l <= int8_route::max_columns && int8_route::applies(c.stream, transposed, n, k);
-  if (const char* e = std::getenv("PMX_GEMM_INT8"); e && std::string(e) == "require" && normwise && !int8)
+  const int8_setting setting = normwise ? int8_setting_from_environment() : int8_setting::off;
+  const bool int8 = setting != int8_setting::off && resident && l <= int8_route::max_columns &&
+                    int8_route::applies(c.stream, transposed, n, k);
+  if (setting == int8_setting::require && !int8)
     throw unsupported_error("gemm (cuda): PMX_GEMM_INT8=require, but the INT8 route does not apply here");
   std::vector<size_t> sizes(slot_int8 + 1, 0);
   sizes[slot_table] = int8 ? 0 : static_cast<size_t>(k * 4 * 8);

@@ -28,9 +28,6 @@
 #include "ops/genotype_gemm/cuda_int8.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
-#include <string>
 
 #include "core/base128_digits.hpp"
 #include "core/cuda_context.hpp"
@@ -223,15 +220,41 @@ struct kernel_args {
   int* acc_miss;    // Zᵀ·Λ̃: [variants][NT * 8]
 };
 
+// The k-steps of this block's split (blockIdx.y) of `total` k-steps: the first in ks0, the count
+// returned.
+__device__ __forceinline__ int split_ksteps(int64_t total, int64_t per_split, int64_t& ks0) {
+  ks0 = int64_t{blockIdx.y} * per_split;
+  return static_cast<int>(min(per_split, total - ks0));
+}
+
+// The cp.async pipeline over a block's nks k-steps, `stages` deep: load(slot, kk) stages k-step kk
+// in shared-memory slot `slot`; compute(kk % stages) runs once k-step kk has arrived, while the
+// next stages − 1 are in flight.
+template <class Load, class Compute>
+__device__ __forceinline__ void pipelined(int nks, Load load, Compute compute) {
+#pragma unroll
+  for (int s = 0; s < stages - 1; ++s) {
+    if (s < nks) load(s, s);
+    cp_async_commit();
+  }
+  for (int kk = 0; kk < nks; ++kk) {
+    cp_async_wait<stages - 2>();
+    __syncthreads();
+    if (kk + stages - 1 < nks) load((kk + stages - 1) % stages, kk + stages - 1);
+    cp_async_commit();
+    compute(kk % stages);
+  }
+  cp_async_wait<0>();
+}
+
 template <int NT>
 __global__ void __launch_bounds__(threads, 1) zl_kernel(kernel_args a) {
   extern __shared__ __align__(16) unsigned char smem[];
   constexpr int S = zl_stage_bytes<NT>;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
   const int64_t byte0 = int64_t{blockIdx.x} * (zl_samples / 4);
-  const int64_t ks_total = (a.k + zl_kstep - 1) / zl_kstep;
-  const int64_t ks0 = int64_t{blockIdx.y} * a.ks_per_split;
-  const int nks = static_cast<int>(min(a.ks_per_split, ks_total - ks0));
+  int64_t ks0;
+  const int nks = split_ksteps((a.k + zl_kstep - 1) / zl_kstep, a.ks_per_split, ks0);
 
   // Row r of a stage: 16 chunks of 16 bytes, chunk c stored at c ^ 2((r >> 2) & 3) so that the
   // four rows a warp reads at once (4t + i, t < 4) fall in different banks.
@@ -252,27 +275,10 @@ __global__ void __launch_bounds__(threads, 1) zl_kernel(kernel_args a) {
     }
   };
 
-  int acc[8][NT][4];
-#pragma unroll
-  for (int m = 0; m < 8; ++m)
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[m][nt][e] = 0;
-
-#pragma unroll
-  for (int s = 0; s < stages - 1; ++s) {
-    if (s < nks) load(s, s);
-    cp_async_commit();
-  }
+  int acc[8][NT][4] = {};
   const int xo = (((2 * warp + (g >> 2)) ^ (t << 1)) << 2) + (g & 3);  // thread's word in a stage row
-  for (int kk = 0; kk < nks; ++kk) {
-    cp_async_wait<stages - 2>();
-    __syncthreads();
-    if (kk + stages - 1 < nks) load((kk + stages - 1) % stages, kk + stages - 1);
-    cp_async_commit();
-
-    const unsigned char* st = smem + (kk % stages) * S;
+  pipelined(nks, load, [&](int slot) {
+    const unsigned char* st = smem + slot * S;
     const uint32_t* W = reinterpret_cast<const uint32_t*>(st);
     uint32_t c1[4], c2[4], m1[4], m2[4];
 #pragma unroll
@@ -301,8 +307,7 @@ __global__ void __launch_bounds__(threads, 1) zl_kernel(kernel_args a) {
     multiply(c1, c2, B);
     const bool any_missing = (m1[0] | m1[1] | m1[2] | m1[3] | m2[0] | m2[1] | m2[2] | m2[3]) != 0;
     if (__any_sync(0xFFFFFFFFu, any_missing)) multiply(m1, m2, B + NT * 32);
-  }
-  cp_async_wait<0>();
+  });
 
   const int64_t s0 = int64_t{blockIdx.x} * zl_samples + warp * 128 + 16 * g;
 #pragma unroll
@@ -324,9 +329,8 @@ __global__ void __launch_bounds__(threads, 1) ztl_kernel(kernel_args a) {
   constexpr int MT = ztl_mtiles;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
   const int64_t v0 = int64_t{blockIdx.x} * ztl_variants;
-  const int64_t ks_total = (a.n + ztl_kstep - 1) / ztl_kstep;
-  const int64_t ks0 = int64_t{blockIdx.y} * a.ks_per_split;
-  const int nks = static_cast<int>(min(a.ks_per_split, ks_total - ks0));
+  int64_t ks0;
+  const int nks = split_ksteps((a.n + ztl_kstep - 1) / ztl_kstep, a.ks_per_split, ks0);
 
   // Row r of a stage: the k-step's 32 bytes of variant v0 + r (a warp's 8 rows g of an m-tile are
   // 256 contiguous bytes: one conflict-free 64-bit load).
@@ -345,26 +349,9 @@ __global__ void __launch_bounds__(threads, 1) ztl_kernel(kernel_args a) {
                    reinterpret_cast<const unsigned char*>(a.b + ks * 4 * NT * 32) + 16 * tid, true);
   };
 
-  int acc[MT][NT][4], accm[MT][NT][4];
-#pragma unroll
-  for (int m = 0; m < MT; ++m)
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[m][nt][e] = accm[m][nt][e] = 0;
-
-#pragma unroll
-  for (int s = 0; s < stages - 1; ++s) {
-    if (s < nks) load(s, s);
-    cp_async_commit();
-  }
-  for (int kk = 0; kk < nks; ++kk) {
-    cp_async_wait<stages - 2>();
-    __syncthreads();
-    if (kk + stages - 1 < nks) load((kk + stages - 1) % stages, kk + stages - 1);
-    cp_async_commit();
-
-    const unsigned char* st = smem + (kk % stages) * S;
+  int acc[MT][NT][4] = {}, accm[MT][NT][4] = {};
+  pipelined(nks, load, [&](int slot) {
+    const unsigned char* st = smem + slot * S;
     const uint2* B = reinterpret_cast<const uint2*>(st + ztl_words);
     uint2 b[4][NT];
 #pragma unroll
@@ -395,8 +382,7 @@ __global__ void __launch_bounds__(threads, 1) ztl_kernel(kernel_args a) {
       const bool any_missing = (missing(xg.x) | missing(xg.y) | missing(xh.x) | missing(xh.y)) != 0;
       if (__any_sync(0xFFFFFFFFu, any_missing)) multiply(accm[m], true);
     }
-  }
-  cp_async_wait<0>();
+  });
 
 #pragma unroll
   for (int m = 0; m < MT; ++m)
@@ -552,16 +538,12 @@ scratch_layout layout_for(bool transposed, int64_t n, int64_t k) {
   return s;
 }
 
-bool disabled_by_environment() {
-  const char* e = std::getenv("PMX_GEMM_INT8");
-  return e && std::string(e) == "0";
-}
 
 }  // namespace
 
 bool applies(cudaStream_t s, bool transposed, int64_t n, int64_t k) {
   const int64_t reduction = transposed ? n : k;
-  if (disabled_by_environment() || reduction >= 16'000'000) return false;
+  if (reduction >= 16'000'000) return false;
   return layout_ok(s);
 }
 

@@ -1,9 +1,7 @@
 #include "panoramix/ops/genotype_gemm.hpp"
 
-#include <cstdlib>
-#include <string>
-
 #include "ops/genotype_gemm/cpu_amx.hpp"
+#include "ops/genotype_gemm/int8_setting.hpp"
 #include "ops/genotype_gemm/kernels.hpp"
 #include "panoramix/error.hpp"
 
@@ -24,21 +22,14 @@ void check(const variant_major_view& g, const gemm_centring& c, int64_t l, const
   PMX_EXPECTS(l == 0 || out_rows == 0 || out, "output matrix is null");
 }
 
-// PMX_GEMM_INT8: "0" keeps normwise operands on the componentwise kernels; "require" sends every
-// product of a normwise operand to the int8 route, an error where it cannot run (tests, bench).
-std::string int8_setting() {
-  const char* e = std::getenv("PMX_GEMM_INT8");
-  return e ? e : "";
-}
-
 // The cpu AMX-INT8 route for a normwise operand's product (cpu_amx.hpp). By default only where it
 // measured faster than the table kernels (bench_gemm, dev VM, 10,000 × 50,000): Zᵀ·Λ̃ with l ≥ 4
 // (1.6–1.9× at l = 10, 32). Z·Λ and l < 4 (the PCG vectors) stay on the tables, which were as fast.
 bool cpu_int8(const gemm_operand& g, bool transposed, int64_t l) {
   if (g.exec().kind() != backend::cpu || g.accuracy() != gemm_accuracy::normwise) return false;
-  const std::string setting = int8_setting();
-  if (setting == "0") return false;
-  const bool required = setting == "require";
+  const kernels::int8_setting setting = kernels::int8_setting_from_environment();
+  if (setting == kernels::int8_setting::off) return false;
+  const bool required = setting == kernels::int8_setting::require;
   if (!required && !(transposed && l >= 4)) return false;
   if (kernels::cpu::gemm_amx_applies(transposed ? g.view().n_samples : g.view().n_variants)) return true;
   if (required)
