@@ -2,7 +2,7 @@
 // by side with OpenBLAS dgemm on the same Z inflated to doubles, same thread count.
 //
 //   bench_gemm [--samples N] [--variants K] [--missing F] [--reps R] [--threads T] [--ls 1,10,32]
-//              [--no-blas] [--no-int8] [--isa avx512|avx2|scalar]
+//              [--no-blas] [--no-int8] [--no-tables] [--fastest] [--isa avx512|avx2|scalar]
 //
 // Genotypes: each variant gets p ~ U(0.02, 0.5); a call is missing with probability F, else the
 // sum of two Bernoulli(p) draws (Hardy–Weinberg). Z is centred with the observed frequencies and
@@ -11,7 +11,9 @@
 // decomposition is thread-seconds per stage (summed over threads) of the panoramix calls.
 // Where the CPU has AMX-INT8 (and AVX-512 VBMI), each width is also run on a normwise operand
 // with both products forced onto the AMX-INT8 route (cpu_amx.hpp; PMX_GEMM_INT8=require), rows
-// "Z*L8" / "Zt*L8"; --no-int8 skips them.
+// "Z*L8" / "Zt*L8"; --no-int8 skips them, --no-tables skips the componentwise rows (their stage
+// table then reads 0). --fastest reports the fastest call of each set instead of the median: for
+// comparing kernel changes on a machine whose other tenants steal time (RESULTS quotes medians).
 #include <cblas.h>
 #include <omp.h>
 #include <sys/utsname.h>
@@ -48,7 +50,7 @@ struct options {
   double missing = 0.01;
   int threads = 0;
   std::vector<int64_t> ls = {1, 10, 32};
-  bool blas = true, int8 = true;
+  bool blas = true, int8 = true, tables = true, fastest = false;
   std::string isa;
 };
 
@@ -56,7 +58,8 @@ struct options {
   std::fprintf(
       stderr,
       "usage: bench_gemm [--samples N] [--variants K] [--missing F] [--reps R] [--threads T]\n"
-      "                  [--ls 1,10,32] [--no-blas] [--no-int8] [--isa avx512|avx2|scalar]\n");
+      "                  [--ls 1,10,32] [--no-blas] [--no-int8] [--no-tables] [--fastest]\n"
+      "                  [--isa avx512|avx2|scalar]\n");
   std::exit(2);
 }
 
@@ -80,6 +83,10 @@ options parse(int argc, char** argv) {
       o.threads = std::stoi(value());
     else if (arg == "--no-blas")
       o.blas = false;
+    else if (arg == "--no-tables")
+      o.tables = false;
+    else if (arg == "--fastest")
+      o.fastest = true;
     else if (arg == "--no-int8")
       o.int8 = false;
     else if (arg == "--isa")
@@ -146,7 +153,9 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-/// Median seconds of `reps` calls after one warm-up call.
+bool report_fastest = false;  // --fastest
+
+/// Median (or, with --fastest, least) seconds of `reps` calls after one warm-up call.
 double time_median(int64_t reps, const std::function<void()>& f) {
   f();
   std::vector<double> t;
@@ -155,7 +164,8 @@ double time_median(int64_t reps, const std::function<void()>& f) {
     f();
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  return median(t);
+  if (t.empty()) return std::nan("");
+  return report_fastest ? *std::min_element(t.begin(), t.end()) : median(t);
 }
 
 double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
@@ -177,6 +187,17 @@ void print_stages(int64_t l, const char* what, const isa::stage_times& t, double
       1e3 * t.finish / calls, pct(t.finish));
 }
 
+void print_amx_stages(int64_t l, const char* what, const kernels::cpu::amx_stage_times& t, double calls) {
+  const double total = t.digits + t.decode + t.products + t.missing + t.finish;
+  auto pct = [&](double x) { return total > 0 ? 100 * x / total : 0.0; };
+  std::printf(
+      "%-4ld %-6s digits %6.1f (%2.0f%%)  decode %6.1f (%2.0f%%)  tile products %7.1f (%2.0f%%)  missing "
+      "%6.1f (%2.0f%%)  finish %5.1f (%2.0f%%)\n",
+      l, what, 1e3 * t.digits / calls, pct(t.digits), 1e3 * t.decode / calls, pct(t.decode),
+      1e3 * t.products / calls, pct(t.products), 1e3 * t.missing / calls, pct(t.missing),
+      1e3 * t.finish / calls, pct(t.finish));
+}
+
 std::string load_average() {
   std::ifstream in("/proc/loadavg");
   std::string a, b, c;
@@ -188,6 +209,7 @@ std::string load_average() {
 
 int main(int argc, char** argv) {
   const options o = parse(argc, argv);
+  report_fastest = o.fastest;
   if (!o.isa.empty()) isa::set_gemm_isa(o.isa);
 
   std::string command;
@@ -237,6 +259,7 @@ int main(int argc, char** argv) {
     double t_zl = 0, t_ztl = 0, b_zl = 0, b_ztl = 0, d_zl = 0, d_ztl = 0;
     double t_zl8 = 0, t_ztl8 = 0, d_zl8 = 0, d_ztl8 = 0, c_zl8 = 0, c_ztl8 = 0;
     isa::stage_times st_zl, st_ztl;
+    kernels::cpu::amx_stage_times st_zl8, st_ztl8;
   };
   std::vector<result> results;
   for (int64_t l : o.ls) {
@@ -252,11 +275,12 @@ int main(int argc, char** argv) {
     // Stage clocks are on (a clock read per table block, negligible); they count thread-seconds.
     isa::set_gemm_profiling(true);
     isa::reset_gemm_profile();
+    const int64_t table_reps = o.tables ? o.reps : 0;  // --no-tables: one untimed call each, for the checks
     r.t_zl = time_median(
-        o.reps, [&] { gemm(cpu, g.view(), centring, l, r.lambda.data(), l, 0.0, r.Y.data(), l); });
+        table_reps, [&] { gemm(cpu, g.view(), centring, l, r.lambda.data(), l, 0.0, r.Y.data(), l); });
     r.st_zl = isa::gemm_profile();
     isa::reset_gemm_profile();
-    r.t_ztl = time_median(o.reps, [&] {
+    r.t_ztl = time_median(table_reps, [&] {
       gemm_transposed(cpu, g.view(), centring, l, r.lambda_t.data(), l, 0.0, r.W.data(), l);
     });
     r.st_ztl = isa::gemm_profile();
@@ -266,10 +290,16 @@ int main(int argc, char** argv) {
       const gemm_operand op(cpu, g.view(), gemm_accuracy::normwise);
       r.Y8.resize(r.Y.size());
       r.W8.resize(r.W.size());
+      kernels::cpu::set_amx_profiling(true);
+      kernels::cpu::reset_amx_profile();
       r.t_zl8 = time_median(o.reps, [&] { gemm(op, centring, l, r.lambda.data(), l, 0.0, r.Y8.data(), l); });
+      r.st_zl8 = kernels::cpu::amx_profile();
+      kernels::cpu::reset_amx_profile();
       r.t_ztl8 = time_median(o.reps, [&] {
         gemm_transposed(op, centring, l, r.lambda_t.data(), l, 0.0, r.W8.data(), l);
       });
+      r.st_ztl8 = kernels::cpu::amx_profile();
+      kernels::cpu::set_amx_profiling(false);
       r.c_zl8 = max_rel_diff(r.Y8, r.Y);
       r.c_ztl8 = max_rel_diff(r.W8, r.W);
       unsetenv("PMX_GEMM_INT8");
@@ -309,9 +339,9 @@ int main(int argc, char** argv) {
   }
 
   std::printf(
-      "\nmedians of %ld repetitions after a warm-up call; GB/s = 2-bit genotype bytes / time;\n"
+      "\n%s of %ld repetitions after a warm-up call; GB/s = 2-bit genotype bytes / time;\n"
       "GFLOP/s-eq = 2·n·k·l / time; max rel d = max|panoramix − dgemm| / max|dgemm|\n",
-      o.reps);
+      o.fastest ? "fastest" : "medians", o.reps);
   std::printf("%-4s %-6s | %10s %8s %10s | %10s %10s | %7s | %9s\n", "l", "op", "panoramix", "GB/s",
               "GFLOP/s-eq", "dgemm", "GFLOP/s", "speedup", "max rel d");
   for (const auto& r : results) {
@@ -325,8 +355,10 @@ int main(int argc, char** argv) {
         std::printf("%-4ld %-6s | %8.1f ms %8.2f %10.1f | %10s %10s | %7s | %9s\n", r.l, op,
                     1e3 * t, bytes_2bit / t / 1e9, flops / t / 1e9, "-", "-", "-", "-");
     };
-    row("Z*L", r.t_zl, r.b_zl, r.d_zl);
-    row("Zt*L", r.t_ztl, r.b_ztl, r.d_ztl);
+    if (o.tables) {
+      row("Z*L", r.t_zl, r.b_zl, r.d_zl);
+      row("Zt*L", r.t_ztl, r.b_ztl, r.d_ztl);
+    }
     if (int8) {
       row("Z*L8", r.t_zl8, r.b_zl, r.d_zl8);
       row("Zt*L8", r.t_ztl8, r.b_ztl, r.d_ztl8);
@@ -340,8 +372,16 @@ int main(int argc, char** argv) {
       "\nstages of the panoramix calls (thread-ms per call, summed over threads; share of the "
       "total):\n");
   for (const auto& r : results) {
+    if (!o.tables) break;
     print_stages(r.l, "Z*L", r.st_zl, static_cast<double>(o.reps + 1));
     print_stages(r.l, "Zt*L", r.st_ztl, static_cast<double>(o.reps + 1));
+  }
+  if (int8) {
+    std::printf("stages of the int8 rows (thread-ms per call; digits: wall time x threads):\n");
+    for (const auto& r : results) {
+      print_amx_stages(r.l, "Z*L8", r.st_zl8, static_cast<double>(o.reps + 1));
+      print_amx_stages(r.l, "Zt*L8", r.st_ztl8, static_cast<double>(o.reps + 1));
+    }
   }
   std::printf("load average at the end: %s\n", load_average().c_str());
   return 0;

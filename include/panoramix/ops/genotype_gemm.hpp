@@ -65,8 +65,8 @@ struct gemm_centring {
 ///   componentwise: the bounds above, like a dgemm.
 ///   normwise: for iterative solvers. The products run on int8 tensor units where the machine has
 ///     them and it pays: cuda resident operands with up to 4 columns (mma.s8; cuda_int8.hpp), and
-///     on cpus with AMX-INT8 and AVX-512 VBMI Zᵀ·Λ̃ with l ≥ 4 (cpu_amx.hpp; both products with
-///     PMX_GEMM_INT8=require). Z = M∘(X − 2p1ᵀ)S is split into
+///     on cpus with AMX-INT8 and AVX-512 VBMI both products at any width (cpu_amx.hpp).
+///     Z = M∘(X − 2p1ᵀ)S is split into
 ///     exact integer products: every column c of SΛ and D = diag(2p)SΛ (Z·Λ), or of Λ̃ (Zᵀ·Λ̃), is
 ///     represented to 2^-55·M_c (8 base-128 digits), M_c the largest magnitude in that column, and
 ///     the integer sums are exact. With X the dosages (0 when missing), n_i / n_j the called

@@ -22,6 +22,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +34,7 @@
 #include "core/amx_tiles.hpp"
 #include "core/base128_digits.hpp"
 #include "core/cpu_dispatch.hpp"
+#include "ops/genotype_gemm/stage_clock.hpp"
 
 // GCC 12 flags the _mm512_undefined_*() inside some AVX-512 intrinsics (GCC bug 105593).
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -58,11 +61,12 @@ std::unique_ptr<T[], free_deleter> aligned_zeros(int64_t count) {
   return std::unique_ptr<T[], free_deleter>(static_cast<T*>(p));
 }
 
-// Grow-only 64-byte aligned scratch per thread and slot, zeroed, reused across calls: PCG calls the
+// Grow-only 64-byte aligned scratch per thread and slot, reused across calls: PCG calls the
 // products hundreds of times, and fresh pages (faults, zeroing) cost as much as a small product.
-enum scratch_slot { slot_digits, slot_digits_m, slot_rows, slot_x, slot_miss, slot_acc, slot_acc_m, slot_count };
+// Zeroed unless the caller writes every byte it reads (`zeroed` false).
+enum scratch_slot { slot_digits, slot_digits_m, slot_rows, slot_x, slot_miss, slot_masks, slot_acc, slot_acc_m, slot_count };
 template <class T>
-T* scratch(scratch_slot slot, int64_t count) {
+T* scratch(scratch_slot slot, int64_t count, bool zeroed = true) {
   struct buffer {
     std::unique_ptr<uint8_t[], free_deleter> p;
     int64_t size = 0;
@@ -71,7 +75,7 @@ T* scratch(scratch_slot slot, int64_t count) {
   buffer& b = slots[slot];
   const int64_t bytes = std::max<int64_t>(count * static_cast<int64_t>(sizeof(T)), 64);
   if (b.size < bytes) b.p = aligned_zeros<uint8_t>(bytes), b.size = bytes;
-  std::memset(b.p.get(), 0, static_cast<size_t>(bytes));
+  if (zeroed) std::memset(b.p.get(), 0, static_cast<size_t>(bytes));
   return reinterpret_cast<T*>(b.p.get());
 }
 
@@ -99,35 +103,24 @@ constexpr spread_map dword_spread() {
 }
 constexpr spread_map row_map = row_spread(), dword_map = dword_spread();
 
-#define PMX_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+#define PMX_VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")))
 
-// Spreads 16 source bytes (as placed by `idx`) into 64 dosage bytes and 64 missing flags; returns
-// the mask of the missing calls. Codes: 0 → 2, 2 → 1, 3 → 0, 1 (missing) → 0.
-PMX_VBMI inline uint64_t spread(__m512i src, __m512i idx, __m512i ctl, uint8_t* dosage, uint8_t* missing) {
+// Spreads 16 source bytes (as placed by `idx`) into 64 dosage bytes; returns the mask of the
+// missing calls. Codes: 0 → 2, 2 → 1, 3 → 0, 1 (missing) → 0. The missing-call tiles, when a chunk
+// needs them, are made from the masks (missing_tiles): storing them here as well doubled the
+// stores, and most chunks take the sparse route.
+PMX_VBMI inline uint64_t spread(__m512i src, __m512i idx, __m512i ctl, uint8_t* dosage) {
   const __m512i dosage_of = _mm512_broadcast_i32x4(_mm_setr_epi8(2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
-  const __m512i missing_of = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
   const __m512i code =
       _mm512_and_si512(_mm512_multishift_epi64_epi8(ctl, _mm512_permutexvar_epi8(idx, src)), _mm512_set1_epi8(3));
-  const __m512i m = _mm512_shuffle_epi8(missing_of, code);
   _mm512_store_si512(dosage, _mm512_shuffle_epi8(dosage_of, code));
-  _mm512_store_si512(missing, m);
-  return _mm512_test_epi8_mask(m, m);
+  return _mm512_cmpeq_epi8_mask(code, _mm512_set1_epi8(1));
 }
 
-// Missing calls met while building a chunk's dosage tiles: (row of the block << 16) | reduction
-// item of the chunk.
-using missing_list = std::vector<uint32_t>;
-inline void note_missing(uint64_t mask, uint32_t row_of_bit0, int row_shift_per4, uint32_t item_of_bit0,
-                         missing_list& out) {
-  // bit b: Z·Λ (row_shift_per4 = 1): sample c = b / 4 (row), variant t = b % 4 (item);
-  //        Zᵀ·Λ̃ (row_shift_per4 = 0): sample b (item).
-  while (mask) {
-    const int b = __builtin_ctzll(mask);
-    mask &= mask - 1;
-    const uint32_t row = row_of_bit0 + (row_shift_per4 ? static_cast<uint32_t>(b >> 2) : 0u);
-    const uint32_t item = item_of_bit0 + (row_shift_per4 ? static_cast<uint32_t>(b & 3) : static_cast<uint32_t>(b));
-    out.push_back(row << 16 | item);
-  }
+// The missing-call tiles of a chunk from its masks: byte i of tile row q is bit i of masks[q].
+PMX_VBMI void missing_tiles(const uint64_t* masks, int64_t rows, uint8_t* miss) {
+  const __m512i one = _mm512_set1_epi8(1);
+  for (int64_t q = 0; q < rows; ++q) _mm512_store_si512(miss + 64 * q, _mm512_maskz_mov_epi8(masks[q], one));
 }
 
 PMX_VBMI inline __m512i load_bytes(const uint8_t* p, int64_t avail, int64_t want) {
@@ -137,16 +130,16 @@ PMX_VBMI inline __m512i load_bytes(const uint8_t* p, int64_t avail, int64_t want
 }
 
 // Z·Λ dosage tiles of samples [i0, i0 + 512) × steps [st0, st0 + nst): x[(s · 32 + xt) · 1 KiB],
-// the missing-call tiles likewise, and the list of the missing calls (sample of the block, variant
-// of the chunk).
-PMX_VBMI void zl_dosage_tiles(const variant_major_view& g, int64_t i0, int64_t st0, int64_t nst, uint8_t* x,
-                              uint8_t* miss, missing_list& missing) {
+// and the missing-call mask of every tile row (masks[tile row], bit 4c + t: sample c of the tile,
+// variant t of the row's four); returns the number of missing calls.
+PMX_VBMI int64_t zl_dosage_tiles(const variant_major_view& g, int64_t i0, int64_t st0, int64_t nst, uint8_t* x,
+                                 uint64_t* masks) {
   static const uint8_t zeros[64] = {};
   const int64_t used = (g.n_samples + 3) / 4;
   const __m512i ctl = _mm512_load_si512(dword_map.ctl);
   __m512i idx[4];
   for (int L = 0; L < 4; ++L) idx[L] = _mm512_add_epi8(_mm512_load_si512(dword_map.idx), _mm512_set1_epi8(char(16 * L)));
-  missing.clear();
+  int64_t missing = 0;
   for (int64_t s = 0; s < nst; ++s)
     for (int r = 0; r < 16; ++r) {
       const uint8_t* rows[4];
@@ -172,34 +165,41 @@ PMX_VBMI void zl_dosage_tiles(const variant_major_view& g, int64_t i0, int64_t s
                               _mm512_unpacklo_epi64(a1, a3), _mm512_unpackhi_epi64(a1, a3)};
         for (int L = 0; L < 4; ++L)
           for (int j = 0; j < 4; ++j) {
-            const int64_t xt = 16 * h + 4 * L + j, at = (s * zl_tiles + xt) * tile + r * 64;
-            if (const uint64_t m = spread(u[j], idx[L], ctl, x + at, miss + at))
-              note_missing(m, static_cast<uint32_t>(16 * xt), 1, static_cast<uint32_t>(s * step + 4 * r), missing);
+            const int64_t row = (s * zl_tiles + 16 * h + 4 * L + j) * 16 + r;
+            const uint64_t m = spread(u[j], idx[L], ctl, x + row * 64);
+            masks[row] = m;
+            missing += __builtin_popcountll(m);
           }
       }
     }
+  return missing;
 }
 
 // Zᵀ·Λ̃ dosage tiles of variants [j0, j0 + 128) × steps [st0, st0 + nst): x[(s · 8 + vt) · 1 KiB],
-// the missing-call tiles likewise, and the list of the missing calls (variant of the block, sample
-// of the chunk).
-PMX_VBMI void zt_dosage_tiles(const variant_major_view& g, int64_t j0, int64_t st0, int64_t nst, uint8_t* x,
-                              uint8_t* miss, missing_list& missing) {
+// and the missing-call mask of every tile row (bit b: sample 64 s + b of the chunk); returns the
+// number of missing calls. Step by step, so that the tile stores are sequential (variant by
+// variant they were 8 KiB apart and fought over a few L1 sets).
+PMX_VBMI int64_t zt_dosage_tiles(const variant_major_view& g, int64_t j0, int64_t st0, int64_t nst, uint8_t* x,
+                                 uint64_t* masks) {
   static const uint8_t zeros[64] = {};
   const int64_t used = (g.n_samples + 3) / 4;
   const __m512i ctl = _mm512_load_si512(row_map.ctl), idx = _mm512_load_si512(row_map.idx);
-  missing.clear();
-  for (int64_t vt = 0; vt < zt_tiles; ++vt)
-    for (int r = 0; r < 16; ++r) {
-      const int64_t v = j0 + 16 * vt + r;
-      const uint8_t* row = v < g.n_variants ? g.row(v) : zeros;
-      const int64_t avail = v < g.n_variants ? used : 0;
-      for (int64_t s = 0; s < nst; ++s) {
-        const int64_t off = (st0 + s) * 16, at = (s * zt_tiles + vt) * tile + r * 64;
-        if (const uint64_t m = spread(load_bytes(row + (avail ? off : 0), avail - off, 16), idx, ctl, x + at, miss + at))
-          note_missing(m, static_cast<uint32_t>(16 * vt + r), 0, static_cast<uint32_t>(s * step), missing);
-      }
+  const int64_t rows = std::clamp<int64_t>(g.n_variants - j0, 0, zt_block);
+  int64_t missing = 0;
+  for (int64_t s = 0; s < nst; ++s) {
+    const int64_t off = (st0 + s) * 16;
+    for (int64_t q = 0; q < zt_block; ++q) {  // q = 16 vt + r: tile row (s · 8 + vt) · 16 + r
+      const bool real = q < rows;
+      // The same place of the next chunk: 128 rows read 16 bytes at a time are too many streams
+      // for the hardware prefetchers, and the decode waited on memory.
+      if (real && s % 4 == 0) _mm_prefetch(reinterpret_cast<const char*>(g.row(j0 + q) + off + zt_chunk * 16), _MM_HINT_T1);
+      const uint64_t m = spread(load_bytes(real ? g.row(j0 + q) + off : zeros, real ? used - off : 0, 16), idx, ctl,
+                                x + (s * zt_block + q) * 64);
+      masks[s * zt_block + q] = m;
+      missing += __builtin_popcountll(m);
     }
+  }
+  return missing;
 }
 
 // Accumulator tiles C[a][b] (row-major over na × nb tiles) += Σ_{s < steps} A[s · as + a KiB] ·
@@ -261,9 +261,10 @@ __attribute__((target("amx-tile,amx-int8"))) void tile_products(const uint8_t* A
 struct digit_tiles {
   int64_t steps = 0;
   int tiles = 0;
+  int64_t width = 0;     // digit columns with the padding of the last tile (16 · tiles)
   uint8_t* x = nullptr;  // thread scratch of the calling thread
   uint8_t* m = nullptr;  // Z·Λ's D digits (null for Zᵀ·Λ̃)
-  // The digits that missing calls pick, one row of tiles · 16 per reduction item (Z·Λ: D of each
+  // The digits that missing calls pick, one row of `width` per reduction item (Z·Λ: D of each
   // variant; Zᵀ·Λ̃: Λ̃ of each sample), for the sparse route of the missing-call terms.
   int8_t* rows = nullptr;
   std::vector<int> exponent;                        // per column
@@ -273,102 +274,255 @@ struct digit_tiles {
 
 int digit_tile_count(int64_t l) { return static_cast<int>((l * D + 15) / 16); }
 
-// Digit tiles of `items` reduction items × l columns, with Sets values per (item, column) that
-// share each column's exponent: values(i, c, v) fills v[Sets]; set 0 goes to the x tiles at
-// offset(i, dc), set 1 (if any) to the m tiles there; the last set is the one missing calls pick
-// (rows, and its exact column sums).
-template <int Sets, class Values, class Offset>
-digit_tiles make_digits(int64_t items, int64_t l, int threads, Values values, Offset offset) {
+// base128_split of 8 values at once: the same operations lane by lane, so the same digits.
+PMX_VBMI inline void split8(__m512d v, __m512d scale, __m512d (&d)[D]) {
+  const __m512d big = _mm512_set1_pd(0x1.8p52), radix = _mm512_set1_pd(128.0);
+  __m512d r = _mm512_mul_pd(v, scale);
+  for (int s = 0; s < D; ++s) {
+    d[s] = _mm512_sub_pd(_mm512_add_pd(r, big), big);
+    r = _mm512_mul_pd(_mm512_sub_pd(r, d[s]), radix);
+  }
+}
+
+// Byte 8j + s ← byte 8s + j: eight items' 8 digits (one qword per digit) to one qword per item.
+constexpr std::array<uint8_t, 64> digits_by_item() {
+  std::array<uint8_t, 64> m{};
+  for (int j = 0; j < 8; ++j)
+    for (int s = 0; s < 8; ++s) m[8 * j + s] = static_cast<uint8_t>(8 * s + j);
+  return m;
+}
+alignas(64) constexpr std::array<uint8_t, 64> by_item = digits_by_item();
+
+// Digit tiles of `items` reduction items × l columns, 8 items at a time (AVX-512 lanes), with Sets
+// values per (item, column) that share the column's exponent: values(i0, c, v) gives v[Sets] for
+// items i0 .. i0 + 7 (0 past the last item); store(tiles, i0, dc, bytes) puts the low 8 bytes of
+// `bytes` (digit dc of those items) into the tiles of set 0 (x) or 1 (m). The last set's digits also
+// go to rows, and to its exact column sums. Every tile byte is written (padding digits as 0), so
+// the scratch needs no clearing; vectorised, this is ~10× the former one-value-at-a-time loop,
+// which cost Z·Λ (50,000 variants, l = 32) a quarter of its time.
+template <int Sets, class Values, class Store>
+PMX_VBMI digit_tiles make_digits(int64_t items, int64_t l, int threads, Values values, Store store) {
   digit_tiles d;
   d.steps = (items + step - 1) / step;
   d.tiles = digit_tile_count(l);
-  d.x = scratch<uint8_t>(slot_digits, d.steps * d.tiles * tile);
-  if (Sets == 2) d.m = scratch<uint8_t>(slot_digits_m, d.steps * d.tiles * tile);
-  d.rows = scratch<int8_t>(slot_rows, items * d.tiles * 16);
-  d.sums.assign(static_cast<size_t>(d.tiles * 16), 0);
+  d.width = int64_t{d.tiles} * 16;
+  d.x = scratch<uint8_t>(slot_digits, d.steps * d.tiles * tile, false);
+  if (Sets == 2) d.m = scratch<uint8_t>(slot_digits_m, d.steps * d.tiles * tile, false);
+  d.rows = scratch<int8_t>(slot_rows, d.steps * step * d.width, false);
+  const int64_t groups = d.steps * step / 8;
   std::vector<double> mx(static_cast<size_t>(l), 0.0);
-  for (int64_t i = 0; i < items; ++i)
-    for (int64_t c = 0; c < l; ++c) {
-      double v[Sets];
-      values(i, c, v);
-      for (double x : v) mx[c] = std::max(mx[c], std::fabs(x));
-    }
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<double> local(static_cast<size_t>(8 * l), 0.0);  // lane maxima per column
+#pragma omp for schedule(static)
+    for (int64_t gi = 0; gi < groups; ++gi)
+      for (int64_t c = 0; c < l; ++c) {
+        __m512d v[Sets];
+        values(8 * gi, c, v);
+        __m512d a = _mm512_loadu_pd(&local[8 * c]);
+        for (const __m512d x : v) a = _mm512_max_pd(a, _mm512_abs_pd(x));
+        _mm512_storeu_pd(&local[8 * c], a);
+      }
+#pragma omp critical
+    for (int64_t c = 0; c < l; ++c) mx[c] = std::max(mx[c], _mm512_reduce_max_pd(_mm512_loadu_pd(&local[8 * c])));
+  }
   std::vector<double> unit;
   for (double m : mx) {
     d.exponent.push_back(detail::column_exponent(m));
     d.weights.emplace_back(d.exponent.back());
     unit.push_back(detail::base128_scale(d.exponent.back()));
   }
+  d.sums.assign(static_cast<size_t>(d.width), 0);
 #pragma omp parallel num_threads(threads)
   {
-    std::vector<long long> sums(d.sums.size(), 0);
+    std::vector<double> sums(static_cast<size_t>(8 * D * l), 0.0);  // lane sums per digit column
+    const __m512i to_items = _mm512_load_si512(by_item.data());
+    const __m128i zero = _mm_setzero_si128();
 #pragma omp for schedule(static)
-    for (int64_t i = 0; i < items; ++i)
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      const int64_t i0 = 8 * gi;
       for (int64_t c = 0; c < l; ++c) {
-        double v[Sets];
-        values(i, c, v);
-        int dg[Sets][D];
-        for (int q = 0; q < Sets; ++q) detail::base128_split(v[q], unit[c], dg[q]);
-        for (int s = 0; s < D; ++s) {
-          const int64_t dc = D * c + s, at = offset(i, dc);
-          d.x[at] = static_cast<uint8_t>(dg[0][s]);
-          if constexpr (Sets == 2) d.m[at] = static_cast<uint8_t>(dg[1][s]);
-          d.rows[i * d.tiles * 16 + dc] = static_cast<int8_t>(dg[Sets - 1][s]);
-          sums[dc] += dg[Sets - 1][s];
+        __m512d v[Sets];
+        values(i0, c, v);
+        alignas(64) uint64_t q[D];
+        for (int set = 0; set < Sets; ++set) {
+          __m512d dg[D];
+          split8(v[set], _mm512_set1_pd(unit[c]), dg);
+          for (int s = 0; s < D; ++s) {
+            const __m128i b = _mm512_cvtepi64_epi8(_mm512_cvtpd_epi64(dg[s]));
+            store(set == 0 ? d.x : d.m, i0, D * c + s, b);
+            if (set == Sets - 1) {
+              q[s] = static_cast<uint64_t>(_mm_cvtsi128_si64(b));
+              double* sum = &sums[8 * (D * c + s)];
+              _mm512_storeu_pd(sum, _mm512_add_pd(_mm512_loadu_pd(sum), dg[s]));
+            }
+          }
         }
+        alignas(64) uint64_t per_item[8];
+        _mm512_store_si512(per_item, _mm512_permutexvar_epi8(to_items, _mm512_load_si512(q)));
+        for (int j = 0; j < 8; ++j) std::memcpy(d.rows + (i0 + j) * d.width + D * c, &per_item[j], 8);
       }
+      for (int64_t dc = D * l; dc < d.width; ++dc) {
+        store(d.x, i0, dc, zero);
+        if constexpr (Sets == 2) store(d.m, i0, dc, zero);
+        for (int j = 0; j < 8; ++j) d.rows[(i0 + j) * d.width + dc] = 0;
+      }
+    }
 #pragma omp critical
-    for (size_t q = 0; q < sums.size(); ++q) d.sums[q] += sums[q];
+    for (int64_t dc = 0; dc < D * l; ++dc) d.sums[dc] += static_cast<long long>(_mm512_reduce_add_pd(_mm512_loadu_pd(&sums[8 * dc])));
   }
   return d;
 }
 
+// Column c of items i0 .. i0 + 7 of a row-major matrix with `ld` (0 past item `items`).
+PMX_VBMI inline __m512d column8(const double* a, int64_t ld, int64_t items, int64_t i0, int64_t c, __mmask8& live) {
+  const int64_t left = items - i0;
+  live = left >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>((1u << std::max<int64_t>(left, 0)) - 1);
+  const __m512i at = _mm512_add_epi64(_mm512_set1_epi64(i0 * ld + c),
+                                      _mm512_mullo_epi64(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(ld)));
+  return _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, at, a, 8);
+}
+
 // Z·Λ: A tiles (row-major: A[m][q] = digit m of variant 64·step + q) of SΛ and D = diag(2p)SΛ.
-digit_tiles zl_digits(const variant_major_view& g, const gemm_centring& ce, int64_t l, const double* lambda,
-                      int64_t ld, int threads) {
-  const int tiles = digit_tile_count(l);
-  return make_digits<2>(
-      g.n_variants, l, threads,
-      [&](int64_t j, int64_t c, double (&v)[2]) {
-        v[0] = (ce.scale.empty() ? 1.0 : ce.scale[j]) * lambda[j * ld + c];
-        v[1] = (2.0 * ce.p[j]) * v[0];
-      },
-      [&](int64_t j, int64_t dc) { return (j / step * tiles + dc / 16) * tile + (dc % 16) * 64 + j % step; });
+// (Function objects rather than lambdas: a lambda does not take the AVX-512 target attribute.)
+struct zl_values {
+  const gemm_centring& ce;
+  const double* lambda;
+  int64_t ld, k;
+  PMX_VBMI void operator()(int64_t j0, int64_t c, __m512d (&v)[2]) const {
+    __mmask8 live;
+    const __m512d lam = column8(lambda, ld, k, j0, c, live);
+    const __m512d s = ce.scale.empty() ? _mm512_set1_pd(1.0) : _mm512_maskz_loadu_pd(live, ce.scale.data() + j0);
+    v[0] = _mm512_mul_pd(s, lam);
+    v[1] = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(2.0), _mm512_maskz_loadu_pd(live, ce.p.data() + j0)), v[0]);
+  }
+};
+struct zl_store {
+  int tiles;
+  PMX_VBMI void operator()(uint8_t* t, int64_t j0, int64_t dc, __m128i bytes) const {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(t + (j0 / step * tiles + dc / 16) * tile + (dc % 16) * 64 + j0 % step),
+                     bytes);
+  }
+};
+PMX_VBMI digit_tiles zl_digits(const variant_major_view& g, const gemm_centring& ce, int64_t l, const double* lambda,
+                               int64_t ld, int threads) {
+  return make_digits<2>(g.n_variants, l, threads, zl_values{ce, lambda, ld, g.n_variants},
+                        zl_store{digit_tile_count(l)});
 }
 
 // Zᵀ·Λ̃: B tiles (VNNI: B[r][4c + t] = digit c of sample 64·step + 4r + t) of Λ̃.
-digit_tiles zt_digits(const variant_major_view& g, int64_t l, const double* lambda, int64_t ld, int threads) {
-  const int tiles = digit_tile_count(l);
-  return make_digits<1>(
-      g.n_samples, l, threads, [&](int64_t i, int64_t c, double (&v)[1]) { v[0] = lambda[i * ld + c]; },
-      [&](int64_t i, int64_t dc) {
-        return (i / step * tiles + dc / 16) * tile + (i % step) / 4 * 64 + 4 * (dc % 16) + i % 4;
-      });
+struct zt_values {
+  const double* lambda;
+  int64_t ld, n;
+  PMX_VBMI void operator()(int64_t i0, int64_t c, __m512d (&v)[1]) const {
+    __mmask8 live;
+    v[0] = column8(lambda, ld, n, i0, c, live);
+  }
+};
+struct zt_store {  // samples i0 .. i0 + 7: 4 bytes in each of two tile rows
+  int tiles;
+  PMX_VBMI void operator()(uint8_t* t, int64_t i0, int64_t dc, __m128i bytes) const {
+    uint8_t* at = t + (i0 / step * tiles + dc / 16) * tile + (i0 % step) / 4 * 64 + 4 * (dc % 16);
+    const uint64_t both = static_cast<uint64_t>(_mm_cvtsi128_si64(bytes));
+    std::memcpy(at, &both, 4);
+    std::memcpy(at + 64, reinterpret_cast<const uint8_t*>(&both) + 4, 4);
+  }
+};
+PMX_VBMI digit_tiles zt_digits(const variant_major_view& g, int64_t l, const double* lambda, int64_t ld, int threads) {
+  return make_digits<1>(g.n_samples, l, threads, zt_values{lambda, ld, g.n_samples}, zt_store{digit_tile_count(l)});
 }
 
-// acc[0 .. 16·tiles) += digits[0 .. 16·tiles) (int8 → int32), 16 at a time; `stride` int32s
-// between the 16-column groups of acc (16 when contiguous).
-PMX_VBMI inline void add_digits(const int8_t* digits, int tiles, int32_t* acc, int64_t stride) {
+// acc[0 .. 16·tiles) += digits[0 .. 16·tiles) (int8 → int32), 16 at a time.
+PMX_VBMI inline void add_digits(const int8_t* digits, int tiles, int32_t* acc) {
   for (int dt = 0; dt < tiles; ++dt) {
     const __m512i v = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(digits + 16 * dt)));
-    int32_t* a = acc + dt * stride;
+    int32_t* a = acc + 16 * dt;
     _mm512_storeu_si512(a, _mm512_add_epi32(_mm512_loadu_si512(a), v));
   }
 }
 
+// Zᵀ·Λ̃'s missing-call term of one variant in a chunk, G digit tiles of it: the digit rows of its
+// missing samples (bit b of masks[s · stride] = sample 64 s + b of the chunk) summed in registers,
+// then added to acc (tile dt at acc + acc_stride · dt).
+template <int G>
+PMX_VBMI inline void missing_digit_sums(const int8_t* rows, int64_t width, const uint64_t* masks, int64_t stride,
+                                        int64_t nst, int32_t* acc, int64_t acc_stride) {
+  __m512i a[G];
+  for (int t = 0; t < G; ++t) a[t] = _mm512_setzero_si512();
+  for (int64_t s = 0; s < nst; ++s)
+    for (uint64_t m = masks[s * stride]; m; m &= m - 1) {
+      const int8_t* r = rows + (64 * s + __builtin_ctzll(m)) * width;
+      for (int t = 0; t < G; ++t)
+        a[t] = _mm512_add_epi32(a[t], _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 16 * t))));
+    }
+  for (int t = 0; t < G; ++t) {
+    int32_t* p = acc + acc_stride * t;
+    _mm512_storeu_si512(p, _mm512_add_epi32(_mm512_loadu_si512(p), a[t]));
+  }
+}
+
+PMX_VBMI void missing_digit_sums(const int8_t* rows, int64_t width, int tiles, const uint64_t* masks, int64_t stride,
+                                 int64_t nst, int32_t* acc, int64_t acc_stride) {
+  for (int t0 = 0; t0 < tiles; t0 += 8) {
+    const int8_t* r = rows + 16 * t0;
+    int32_t* a = acc + acc_stride * t0;
+    switch (std::min(8, tiles - t0)) {
+      case 1: missing_digit_sums<1>(r, width, masks, stride, nst, a, acc_stride); break;
+      case 2: missing_digit_sums<2>(r, width, masks, stride, nst, a, acc_stride); break;
+      case 3: missing_digit_sums<3>(r, width, masks, stride, nst, a, acc_stride); break;
+      case 4: missing_digit_sums<4>(r, width, masks, stride, nst, a, acc_stride); break;
+      case 5: missing_digit_sums<5>(r, width, masks, stride, nst, a, acc_stride); break;
+      case 6: missing_digit_sums<6>(r, width, masks, stride, nst, a, acc_stride); break;
+      case 7: missing_digit_sums<7>(r, width, masks, stride, nst, a, acc_stride); break;
+      default: missing_digit_sums<8>(r, width, masks, stride, nst, a, acc_stride); break;
+    }
+  }
+}
+
 // The missing-call terms of a chunk: one tile product per pair of tiles (about 30 ns each from L2)
-// against one 16-digit add per digit tile and missing call (about 1.5 ns): the adds win below
-// ~2 % missing calls.
-bool sparse_missing(size_t missing, int64_t tile_products) { return static_cast<double>(missing) < 20.0 * tile_products; }
+// against one 16-digit add per digit tile and missing call (1–4 ns): the adds win below ~2 %
+// missing calls.
+bool sparse_missing(int64_t missing, int64_t tile_products) { return static_cast<double>(missing) < 20.0 * tile_products; }
 
 int threads_of(const executor& exec) { return exec.threads() > 0 ? exec.threads() : omp_get_max_threads(); }
 
+bool profiling = false;
+amx_stage_times profile_sum;
+
+// One thread's stage times of a call, added to the profile when the thread is done.
+struct thread_profile {
+  amx_stage_times t;
+  stage_clock<amx_stage_times> clock{profiling ? &t : nullptr};
+  ~thread_profile() {
+    if (!profiling) return;
+#pragma omp critical
+    {
+      profile_sum.decode += t.decode, profile_sum.products += t.products;
+      profile_sum.missing += t.missing, profile_sum.finish += t.finish;
+    }
+  }
+};
+
+// The digits of a call (built on all threads): wall time × threads.
+template <class Build>
+digit_tiles timed_digits(int threads, Build build) {
+  const auto t0 = std::chrono::steady_clock::now();
+  digit_tiles d = build();
+  if (profiling) profile_sum.digits += threads * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return d;
+}
+
 }  // namespace
+
+void set_amx_profiling(bool on) { profiling = on; }
+amx_stage_times amx_profile() { return profile_sum; }
+void reset_amx_profile() { profile_sum = {}; }
 
 bool gemm_amx_applies(int64_t reduction_length) {
   if (reduction_length >= 16'000'000 || !amx_int8_usable()) return false;
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512vbmi");
+  return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl");
 }
 
 void gemm_amx(const executor& exec, const variant_major_view& g, const gemm_centring& centring, int64_t l,
@@ -376,35 +530,47 @@ void gemm_amx(const executor& exec, const variant_major_view& g, const gemm_cent
   const int64_t n = g.n_samples;
   if (l == 0 || n == 0) return;
   const int threads = threads_of(exec);
-  const digit_tiles d = zl_digits(g, centring, l, lambda, ld_lambda, threads);
-  const int64_t blocks = (n + zl_block - 1) / zl_block;
+  const digit_tiles d = timed_digits(threads, [&] { return zl_digits(g, centring, l, lambda, ld_lambda, threads); });
+  const int64_t blocks = (n + zl_block - 1) / zl_block, chunk_rows = zl_chunk * zl_tiles * 16;
 #pragma omp parallel num_threads(threads)
   {
     detail::amx_configure_full_tiles();
-    uint8_t* x = scratch<uint8_t>(slot_x, zl_chunk * zl_tiles * tile);
-    uint8_t* miss = scratch<uint8_t>(slot_miss, zl_chunk * zl_tiles * tile);
+    thread_profile prof;
+    uint8_t* x = scratch<uint8_t>(slot_x, chunk_rows * 64, false);
+    uint8_t* miss = scratch<uint8_t>(slot_miss, chunk_rows * 64, false);
+    uint64_t* masks = scratch<uint64_t>(slot_masks, chunk_rows, false);
     int32_t* C = scratch<int32_t>(slot_acc, int64_t{d.tiles} * zl_tiles * 256);
-    int32_t* Cs = scratch<int32_t>(slot_acc_m, zl_block * d.tiles * 16);  // sparse missing terms, [sample][dc]
-    missing_list missing;
+    int32_t* Cs = scratch<int32_t>(slot_acc_m, zl_block * d.width);  // sparse missing terms, [sample][dc]
 #pragma omp for schedule(dynamic, 1)
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t i0 = b * zl_block;
       std::memset(C, 0, static_cast<size_t>(d.tiles * zl_tiles * tile));
-      std::memset(Cs, 0, static_cast<size_t>(zl_block * d.tiles * 16 * 4));
+      std::memset(Cs, 0, static_cast<size_t>(zl_block * d.width * 4));
+      prof.clock.lap(&amx_stage_times::finish);
       for (int64_t st0 = 0; st0 < d.steps; st0 += zl_chunk) {
         const int64_t nst = std::min(zl_chunk, d.steps - st0);
-        zl_dosage_tiles(g, i0, st0, nst, x, miss, missing);
+        const int64_t missing = zl_dosage_tiles(g, i0, st0, nst, x, masks);
+        prof.clock.lap(&amx_stage_times::decode);
         const int64_t as = int64_t{d.tiles} * tile;
         tile_products<true>(d.x + st0 * as, as, d.tiles, x, zl_tiles * tile, zl_tiles, nst, C);
-        if (missing.empty()) continue;
-        if (!sparse_missing(missing.size(), nst * d.tiles * zl_tiles)) {
+        prof.clock.lap(&amx_stage_times::products);
+        if (missing == 0) continue;
+        if (!sparse_missing(missing, nst * d.tiles * zl_tiles)) {
+          missing_tiles(masks, nst * zl_tiles * 16, miss);
           tile_products<true>(d.m + st0 * as, as, d.tiles, miss, zl_tiles * tile, zl_tiles, nst, C);
+          prof.clock.lap(&amx_stage_times::missing);
           continue;
         }
-        for (const uint32_t hit : missing) {
-          const int64_t sample = hit >> 16, variant = st0 * step + (hit & 0xFFFF);
-          add_digits(d.rows + variant * d.tiles * 16, d.tiles, Cs + sample * d.tiles * 16, 16);
-        }
+        // (Gathering them sample by sample first, to sum each sample's digit rows in registers as
+        // Zᵀ·Λ̃ does, measured no faster: a chunk has only ~5 missing calls per sample.)
+        for (int64_t row = 0; row < nst * zl_tiles * 16; ++row)  // row = (s · 32 + xt) · 16 + r
+          for (uint64_t m = masks[row]; m; m &= m - 1) {
+            const int bit = __builtin_ctzll(m);
+            const int64_t sample = row / 16 % zl_tiles * 16 + bit / 4;
+            const int64_t variant = (st0 + row / (zl_tiles * 16)) * step + 4 * (row % 16) + bit % 4;
+            add_digits(d.rows + variant * d.width, d.tiles, Cs + sample * d.width);
+          }
+        prof.clock.lap(&amx_stage_times::missing);
       }
       for (int64_t i = i0; i < std::min(n, i0 + zl_block); ++i) {
         const int64_t xt = (i - i0) / 16, q = (i - i0) % 16;
@@ -413,13 +579,14 @@ void gemm_amx(const executor& exec, const variant_major_view& g, const gemm_cent
           for (int s = 0; s < D; ++s) {
             const int64_t dc = D * c + s;
             v[s] = static_cast<long long>(C[((dc / 16 * zl_tiles + xt) * 16 + dc % 16) * 16 + q]) +
-                   Cs[(i - i0) * d.tiles * 16 + dc] - d.sums[dc];
+                   Cs[(i - i0) * d.width + dc] - d.sums[dc];
           }
           const double y = detail::base128_combine(v, d.weights[c]);
           double& o = Y[i * ld_y + c];
           o = beta == 0 ? y : y + beta * o;
         }
       }
+      prof.clock.lap(&amx_stage_times::finish);
     }
     detail::amx_release_tiles();
   }
@@ -430,35 +597,40 @@ void gemm_transposed_amx(const executor& exec, const variant_major_view& g, cons
   const int64_t k = g.n_variants;
   if (l == 0 || k == 0) return;
   const int threads = threads_of(exec);
-  const digit_tiles d = zt_digits(g, l, lambda, ld_lambda, threads);
-  const int64_t blocks = (k + zt_block - 1) / zt_block;
+  const digit_tiles d = timed_digits(threads, [&] { return zt_digits(g, l, lambda, ld_lambda, threads); });
+  const int64_t blocks = (k + zt_block - 1) / zt_block, chunk_rows = zt_chunk * zt_block;
 #pragma omp parallel num_threads(threads)
   {
     detail::amx_configure_full_tiles();
-    uint8_t* x = scratch<uint8_t>(slot_x, zt_chunk * zt_tiles * tile);
-    uint8_t* miss = scratch<uint8_t>(slot_miss, zt_chunk * zt_tiles * tile);
+    thread_profile prof;
+    uint8_t* x = scratch<uint8_t>(slot_x, chunk_rows * 64, false);
+    uint8_t* miss = scratch<uint8_t>(slot_miss, chunk_rows * 64, false);
+    uint64_t* masks = scratch<uint64_t>(slot_masks, chunk_rows, false);
     int32_t* C = scratch<int32_t>(slot_acc, zt_tiles * d.tiles * 256);
-    int32_t* Cm = scratch<int32_t>(slot_acc_m, zt_tiles * d.tiles * 256);
-    missing_list missing;
+    int32_t* Cm = scratch<int32_t>(slot_acc_m, zt_tiles * d.tiles * 256);  // tile layout [vt][dt][r][16]
 #pragma omp for schedule(dynamic, 1)
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t j0 = b * zt_block;
       std::memset(C, 0, static_cast<size_t>(zt_tiles * d.tiles * tile));
       std::memset(Cm, 0, static_cast<size_t>(zt_tiles * d.tiles * tile));
+      prof.clock.lap(&amx_stage_times::finish);
       for (int64_t st0 = 0; st0 < d.steps; st0 += zt_chunk) {
         const int64_t nst = std::min(zt_chunk, d.steps - st0);
-        zt_dosage_tiles(g, j0, st0, nst, x, miss, missing);
+        const int64_t missing = zt_dosage_tiles(g, j0, st0, nst, x, masks);
+        prof.clock.lap(&amx_stage_times::decode);
         const int64_t bs = int64_t{d.tiles} * tile;
         tile_products<false>(x, zt_tiles * tile, zt_tiles, d.x + st0 * bs, bs, d.tiles, nst, C);
-        if (missing.empty()) continue;
-        if (!sparse_missing(missing.size(), nst * zt_tiles * d.tiles)) {
+        prof.clock.lap(&amx_stage_times::products);
+        if (missing == 0) continue;
+        if (!sparse_missing(missing, nst * zt_tiles * d.tiles)) {
+          missing_tiles(masks, nst * zt_block, miss);
           tile_products<false>(miss, zt_tiles * tile, zt_tiles, d.x + st0 * bs, bs, d.tiles, nst, Cm);
-          continue;
+        } else {
+          for (int64_t q = 0; q < zt_block; ++q)  // variant j0 + q = 16 vt + r
+            missing_digit_sums(d.rows + st0 * step * d.width, d.width, d.tiles, masks + q, zt_block, nst,
+                               Cm + ((q / 16) * d.tiles * 16 + q % 16) * 16, 256);
         }
-        for (const uint32_t hit : missing) {  // Cm tile layout: [vt][dt][r][16]
-          const int64_t vl = hit >> 16, sample = st0 * step + (hit & 0xFFFF);
-          add_digits(d.rows + sample * d.tiles * 16, d.tiles, Cm + ((vl / 16) * d.tiles * 16 + vl % 16) * 16, 256);
-        }
+        prof.clock.lap(&amx_stage_times::missing);
       }
       for (int64_t j = j0; j < std::min(k, j0 + zt_block); ++j) {
         const int64_t vt = (j - j0) / 16, r = (j - j0) % 16;
@@ -476,6 +648,7 @@ void gemm_transposed_amx(const executor& exec, const variant_major_view& g, cons
           o = beta == 0 ? w : w + beta * o;
         }
       }
+      prof.clock.lap(&amx_stage_times::finish);
     }
     detail::amx_release_tiles();
   }

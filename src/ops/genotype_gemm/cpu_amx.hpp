@@ -7,10 +7,11 @@
 // ~2 % of the calls, one 16-digit add per digit tile and missing call.
 //
 // Measured (bench_gemm, 10,000 × 50,000, 1 % missing, 2 threads of the dev VM; RESULTS.md): the
-// tile products run at the L2 rate of the tiles (~30 ns per 16×16×64 product with 2 × 2
-// accumulators, against ~17 ns with register operands), and Zᵀ·Λ̃ beats the table kernels
-// 1.6–1.9× at l = 10 and 32, while Z·Λ (its dosage tiles need a transpose and it carries two digit
-// sets) only matches them. genotype_gemm.cpp therefore routes Zᵀ·Λ̃ with l ≥ 4 here by default.
+// tile products run at the L2 rate of the tiles (~27 ns per 16×16×64 product with 2 × 2
+// accumulators, against ~17 ns with register operands) and take about half of the time at l = 32;
+// the rest is the decode of the 2-bit codes, the missing-call terms and the digits. Both products
+// beat the table kernels at every width (Zᵀ·Λ̃ 1.5–3×, Z·Λ 1.1–1.7×), so genotype_gemm.cpp sends
+// every product of a normwise operand here when the CPU can run it.
 #pragma once
 #include <cstdint>
 
@@ -19,6 +20,19 @@
 #include "panoramix/ops/genotype_gemm.hpp"
 
 namespace pmx::kernels::cpu {
+
+/// Thread-seconds in each stage of the AMX products, summed over threads and calls (bench_gemm's
+/// time per stage; off by default).
+struct amx_stage_times {
+  double digits = 0;    ///< Λ into digit tiles (on all threads: wall time × threads)
+  double decode = 0;    ///< 2-bit codes into dosage tiles and missing-call masks
+  double products = 0;  ///< the tile products
+  double missing = 0;   ///< the missing-call terms (sparse adds, or the tiles and their products)
+  double finish = 0;    ///< clearing the accumulators; digit sums back to doubles, centring, β
+};
+void set_amx_profiling(bool on);
+amx_stage_times amx_profile();
+void reset_amx_profile();
 
 /// The CPU has AMX-INT8 (and the OS grants it) and AVX-512 VBMI, and the reduction is short enough
 /// for int32 sums (below 16 million).

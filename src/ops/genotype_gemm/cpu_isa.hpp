@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/genotype_gemm/stage_clock.hpp"
 #include "panoramix/genotype_view.hpp"
 
 namespace pmx::kernels::cpu::gemm_isa {

@@ -83,23 +83,7 @@ inline void fill_table(const vec<E> (&v)[4][4], double* table) {
     for (int q = 0; q < 16; ++q) entry<E>(table, static_cast<unsigned>(h << 4 | q)) = lo[q] + hi[h];
 }
 
-/// Adds the time since the previous lap to one field of a stage_times (nothing when it is null).
-class stage_clock {
- public:
-  explicit stage_clock(stage_times* t) : t_(t) {
-    if (t_) last_ = std::chrono::steady_clock::now();
-  }
-  void lap(double stage_times::*field) {
-    if (!t_) return;
-    const auto now = std::chrono::steady_clock::now();
-    t_->*field += std::chrono::duration<double>(now - last_).count();
-    last_ = now;
-  }
-
- private:
-  stage_times* t_;
-  std::chrono::steady_clock::time_point last_;
-};
+using stage_clock = pmx::kernels::cpu::stage_clock<stage_times>;
 
 /// Up to 8 bytes as one little-endian word (bytes past `bytes` read as 0).
 inline uint64_t load_word(const uint8_t* p, int64_t bytes) {

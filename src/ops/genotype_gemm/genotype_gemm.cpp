@@ -22,15 +22,15 @@ void check(const variant_major_view& g, const gemm_centring& c, int64_t l, const
   PMX_EXPECTS(l == 0 || out_rows == 0 || out, "output matrix is null");
 }
 
-// The cpu AMX-INT8 route for a normwise operand's product (cpu_amx.hpp). By default only where it
-// measured faster than the table kernels (bench_gemm, dev VM, 10,000 × 50,000): Zᵀ·Λ̃ with l ≥ 4
-// (1.6–1.9× at l = 10, 32). Z·Λ and l < 4 (the PCG vectors) stay on the tables, which were as fast.
-bool cpu_int8(const gemm_operand& g, bool transposed, int64_t l) {
+// The cpu AMX-INT8 route for a normwise operand's product (cpu_amx.hpp), wherever it runs: it
+// measured faster than the table kernels for both products at every width (bench_gemm, dev VM,
+// 10,000 × 50,000, 2 threads, fastest of 5: Z·Λ 72 / 115 / 256 ms against 80 / 164 / 396 ms at
+// l = 1 / 10 / 32, Zᵀ·Λ̃ 55 / 90 / 231 against 83 / 289 / 532 ms).
+bool cpu_int8(const gemm_operand& g, bool transposed) {
   if (g.exec().kind() != backend::cpu || g.accuracy() != gemm_accuracy::normwise) return false;
   const kernels::int8_setting setting = kernels::int8_setting_from_environment();
   if (setting == kernels::int8_setting::off) return false;
   const bool required = setting == kernels::int8_setting::require;
-  if (!required && !(transposed && l >= 4)) return false;
   if (kernels::cpu::gemm_amx_applies(transposed ? g.view().n_samples : g.view().n_variants)) return true;
   if (required)
     throw unsupported_error("gemm (cpu): PMX_GEMM_INT8=require, but this CPU has no usable AMX-INT8 / AVX-512 VBMI");
@@ -84,7 +84,7 @@ void gemm_operand::device_copy_deleter::operator()(device_copy* d) const { kerne
 void gemm(const gemm_operand& g, const gemm_centring& centring, int64_t l, const double* lambda,
           int64_t ld_lambda, double beta, double* Y, int64_t ld_y) {
   const variant_major_view& v = g.view();
-  if (cpu_int8(g, false, l)) {
+  if (cpu_int8(g, false)) {
     check(v, centring, l, lambda, ld_lambda, v.n_variants, Y, ld_y, v.n_samples);
     return kernels::cpu::gemm_amx(g.exec(), v, centring, l, lambda, ld_lambda, beta, Y, ld_y);
   }
@@ -96,7 +96,7 @@ void gemm(const gemm_operand& g, const gemm_centring& centring, int64_t l, const
 void gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64_t l,
                      const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
   const variant_major_view& v = g.view();
-  if (cpu_int8(g, true, l)) {
+  if (cpu_int8(g, true)) {
     check(v, centring, l, lambda, ld_lambda, v.n_samples, W, ld_w, v.n_variants);
     return kernels::cpu::gemm_transposed_amx(g.exec(), v, centring, l, lambda, ld_lambda, beta, W, ld_w);
   }
