@@ -1,6 +1,6 @@
 // The cpu AMX-INT8 route of normwise operands (gemm_accuracy::normwise; cpu_amx.hpp) against the
 // reference backend (long double), with the route's documented bound taken 4x looser
-// (gemm_cases.hpp): partial sample blocks (512) and variant blocks (128), partial 64-item steps
+// (gemm_cases.hpp): partial sample blocks (256) and variant blocks (128), partial 64-item steps
 // and chunks (1,024 variants, 2,048 samples), no / some / many missing calls, l = 1 .. 33 (odd
 // digit-tile counts padded), mixed magnitudes in Λ, scales, arbitrary p, β, leading dimensions.
 // PMX_GEMM_INT8=require makes a silent fallback to the componentwise kernels an error; the tests
