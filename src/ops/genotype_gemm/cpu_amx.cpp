@@ -451,10 +451,10 @@ PMX_VBMI inline void add_digits(const int8_t* digits, int tiles, int32_t* acc) {
 
 // Zᵀ·Λ̃'s missing-call term of one variant in a chunk, G digit tiles of it: the digit rows of its
 // missing samples (bit b of masks[s · stride] = sample 64 s + b of the chunk) summed in registers,
-// then added to acc (tile dt at acc + acc_stride · dt).
+// then added to acc (Cm's tile layout: tile dt at acc + 256 dt).
 template <int G>
 PMX_VBMI inline void missing_digit_sums(const int8_t* rows, int64_t width, const uint64_t* masks, int64_t stride,
-                                        int64_t nst, int32_t* acc, int64_t acc_stride) {
+                                        int64_t nst, int32_t* acc) {
   __m512i a[G];
   for (int t = 0; t < G; ++t) a[t] = _mm512_setzero_si512();
   for (int64_t s = 0; s < nst; ++s)
@@ -464,25 +464,25 @@ PMX_VBMI inline void missing_digit_sums(const int8_t* rows, int64_t width, const
         a[t] = _mm512_add_epi32(a[t], _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 16 * t))));
     }
   for (int t = 0; t < G; ++t) {
-    int32_t* p = acc + acc_stride * t;
+    int32_t* p = acc + 256 * t;
     _mm512_storeu_si512(p, _mm512_add_epi32(_mm512_loadu_si512(p), a[t]));
   }
 }
 
 PMX_VBMI void missing_digit_sums(const int8_t* rows, int64_t width, int tiles, const uint64_t* masks, int64_t stride,
-                                 int64_t nst, int32_t* acc, int64_t acc_stride) {
+                                 int64_t nst, int32_t* acc) {
   for (int t0 = 0; t0 < tiles; t0 += 8) {
     const int8_t* r = rows + 16 * t0;
-    int32_t* a = acc + acc_stride * t0;
+    int32_t* a = acc + 256 * t0;
     switch (std::min(8, tiles - t0)) {
-      case 1: missing_digit_sums<1>(r, width, masks, stride, nst, a, acc_stride); break;
-      case 2: missing_digit_sums<2>(r, width, masks, stride, nst, a, acc_stride); break;
-      case 3: missing_digit_sums<3>(r, width, masks, stride, nst, a, acc_stride); break;
-      case 4: missing_digit_sums<4>(r, width, masks, stride, nst, a, acc_stride); break;
-      case 5: missing_digit_sums<5>(r, width, masks, stride, nst, a, acc_stride); break;
-      case 6: missing_digit_sums<6>(r, width, masks, stride, nst, a, acc_stride); break;
-      case 7: missing_digit_sums<7>(r, width, masks, stride, nst, a, acc_stride); break;
-      default: missing_digit_sums<8>(r, width, masks, stride, nst, a, acc_stride); break;
+      case 1: missing_digit_sums<1>(r, width, masks, stride, nst, a); break;
+      case 2: missing_digit_sums<2>(r, width, masks, stride, nst, a); break;
+      case 3: missing_digit_sums<3>(r, width, masks, stride, nst, a); break;
+      case 4: missing_digit_sums<4>(r, width, masks, stride, nst, a); break;
+      case 5: missing_digit_sums<5>(r, width, masks, stride, nst, a); break;
+      case 6: missing_digit_sums<6>(r, width, masks, stride, nst, a); break;
+      case 7: missing_digit_sums<7>(r, width, masks, stride, nst, a); break;
+      default: missing_digit_sums<8>(r, width, masks, stride, nst, a); break;
     }
   }
 }
@@ -491,6 +491,18 @@ PMX_VBMI void missing_digit_sums(const int8_t* rows, int64_t width, int tiles, c
 // against one 16-digit add per digit tile and missing call (1–4 ns): the adds win below ~2 %
 // missing calls.
 bool sparse_missing(int64_t missing, int64_t tile_products) { return static_cast<double>(missing) < 20.0 * tile_products; }
+
+// One thread's buffers for a chunk of `rows` tile rows: dosage tiles, missing-call tiles (dense
+// chunks only) and the missing-call mask of every tile row.
+struct chunk_buffers {
+  uint8_t* x;
+  uint8_t* miss;
+  uint64_t* masks;
+  explicit chunk_buffers(int64_t rows)
+      : x(scratch<uint8_t>(slot_x, rows * 64, false)),
+        miss(scratch<uint8_t>(slot_miss, rows * 64, false)),
+        masks(scratch<uint64_t>(slot_masks, rows, false)) {}
+};
 
 int threads_of(const executor& exec) { return exec.threads() > 0 ? exec.threads() : omp_get_max_threads(); }
 
@@ -544,9 +556,7 @@ void gemm_amx(const executor& exec, const variant_major_view& g, const gemm_cent
   {
     detail::amx_configure_full_tiles();
     thread_profile prof;
-    uint8_t* x = scratch<uint8_t>(slot_x, chunk_rows * 64, false);
-    uint8_t* miss = scratch<uint8_t>(slot_miss, chunk_rows * 64, false);
-    uint64_t* masks = scratch<uint64_t>(slot_masks, chunk_rows, false);
+    const auto [x, miss, masks] = chunk_buffers(chunk_rows);
     int32_t* C = scratch<int32_t>(slot_acc, int64_t{d.tiles} * zl_tiles * 256);
     int32_t* Cs = scratch<int32_t>(slot_acc_m, zl_block * d.width);  // sparse missing terms, [sample][dc]
 #pragma omp for schedule(dynamic, 1)
@@ -616,9 +626,7 @@ void gemm_transposed_amx(const executor& exec, const variant_major_view& g, cons
   {
     detail::amx_configure_full_tiles();
     thread_profile prof;
-    uint8_t* x = scratch<uint8_t>(slot_x, chunk_rows * 64, false);
-    uint8_t* miss = scratch<uint8_t>(slot_miss, chunk_rows * 64, false);
-    uint64_t* masks = scratch<uint64_t>(slot_masks, chunk_rows, false);
+    const auto [x, miss, masks] = chunk_buffers(chunk_rows);
     int32_t* C = scratch<int32_t>(slot_acc, zt_tiles * d.tiles * 256);
     int32_t* Cm = scratch<int32_t>(slot_acc_m, zt_tiles * d.tiles * 256);  // tile layout [vt][dt][r][16]
 #pragma omp for schedule(dynamic, 1)
@@ -641,7 +649,7 @@ void gemm_transposed_amx(const executor& exec, const variant_major_view& g, cons
         } else {
           for (int64_t q = 0; q < zt_block; ++q)  // variant j0 + q = 16 vt + r
             missing_digit_sums(d.rows + st0 * step * d.width, d.width, d.tiles, masks + q, zt_block, nst,
-                               Cm + ((q / 16) * d.tiles * 16 + q % 16) * 16, 256);
+                               Cm + ((q / 16) * d.tiles * 16 + q % 16) * 16);
         }
         prof.clock.lap(&amx_stage_times::missing);
       }
