@@ -7,15 +7,23 @@
 //       block of 256 samples and chunk of 1,024 variants from the .bed rows: 4 rows' words are
 //       transposed (dword unpacks) and each 16-byte group spread to 64 bytes (VBMI permute +
 //       multishift, then a 4-entry shuffle table for the dosage; the missing calls as a mask).
-//   The missing calls' term: below ~2 % of a chunk's calls, the D digits of each missing call
-//   added to its sample's int32 sums; else the Miss·D tile product (tiles made from the masks),
-//   into the same accumulators: SΛ and D share each column's exponent, as on cuda.
+//   The missing calls' term: below ~2 % of a chunk's calls, the D row of each missing call added
+//   to its sample's sums (missing rows, below); else the Miss·D tile product (tiles made from the
+//   masks), into the same accumulators: SΛ and D share each column's exponent, as on cuda.
 // Zᵀ·Λ̃: C[variant][digit column] = Σ_samples X · digits:
 //   A = dosage tiles (u8, row-major: a .bed row's 16 bytes spread to 64 samples),
 //   B = digit tiles (s8, VNNI: B[r][4c + t] = digit c of sample 4r + t), once per call;
 //   the missing calls' term goes to its own accumulators (it is weighted by 2p_j per row): the
-//   digit rows of each variant's missing samples summed in registers, or (above ~2 %) the
+//   missing rows of each variant's missing samples summed in registers, or (above ~2 %) the
 //   Miss·Λ̃ tile product.
+// Missing rows: the sparse sums read each value's 8 digits as fewer, wider integers that go into
+// the digit sums exactly (the same integer sums as one add per digit):
+//   Zᵀ·Λ̃ (summed per variant in registers): two int64, hi = digits 0-3 and lo = digits 4-7 as
+//     base-128 numbers (|hi|, |lo| < 2^28), into digit sums 3 and 7: l / 4 int64 adds per call
+//     against l / 2 int8 → int32 conversions and adds;
+//   Z·Λ (added to each sample's sums in memory, whose size sets the cost): four int16 pairs
+//     128 d_2k + d_2k+1 (|pair| ≤ 8,256), into int32 sums and then digit sums 1, 3, 5, 7: half the
+//     conversions and adds, and half the accumulator bytes, of one int32 sum per digit.
 // Register use (8 tiles): 2 × 2 accumulators, 2 A, 2 B; every chunk's A and B tiles are read
 // from L2 by all accumulator pairs. The digits and their exact column sums are those of
 // core/base128_digits.hpp, so the error bound is the CUDA route's.
@@ -72,7 +80,7 @@ std::unique_ptr<T[], free_deleter> aligned_zeros(int64_t count) {
 // Grow-only 64-byte aligned scratch per thread and slot, reused across calls: PCG calls the
 // products hundreds of times, and fresh pages (faults, zeroing) cost as much as a small product.
 // Zeroed unless the caller writes every byte it reads (`zeroed` false).
-enum scratch_slot { slot_digits, slot_digits_m, slot_rows, slot_x, slot_miss, slot_masks, slot_acc, slot_acc_m, slot_count };
+enum scratch_slot { slot_digits, slot_digits_m, slot_rows, slot_x, slot_miss, slot_masks, slot_acc, slot_acc_m, slot_acc_r, slot_acc_w, slot_count };
 template <class T>
 T* scratch(scratch_slot slot, int64_t count, bool zeroed = true) {
   struct buffer {
@@ -272,15 +280,20 @@ struct digit_tiles {
   int64_t width = 0;     // digit columns with the padding of the last tile (16 · tiles)
   uint8_t* x = nullptr;  // thread scratch of the calling thread
   uint8_t* m = nullptr;  // Z·Λ's D digits (null for Zᵀ·Λ̃)
-  // The digits that missing calls pick, one row of `width` per reduction item (Z·Λ: D of each
-  // variant; Zᵀ·Λ̃: Λ̃ of each sample), for the sparse route of the missing-call terms.
-  int8_t* rows = nullptr;
+  // Missing rows of the last set (above), for the sparse missing-call terms, row_width entries
+  // per reduction item (zero padding at the end):
+  //   Zᵀ·Λ̃ (rows, Λ̃ of each sample): hi of column c at c, lo at l + c; width a multiple of 8;
+  //   Z·Λ (pairs, D of each variant): pair k of column c at k · l + c; width a multiple of 16.
+  int64_t* rows = nullptr;
+  int16_t* pairs = nullptr;
+  int64_t row_width = 0;
   std::vector<int> exponent;                        // per column
   std::vector<detail::base128_weights> weights;     // per column
   std::vector<long long> sums;                      // per digit column (D for Z·Λ, Λ̃ for Zᵀ·Λ̃)
 };
 
 int digit_tile_count(int64_t l) { return static_cast<int>((l * D + 15) / 16); }
+static_assert(D == 8, "missing rows split the digits 4 + 4 or 2 + 2 + 2 + 2");
 
 // base128_split of 8 values at once: the same operations lane by lane, so the same digits.
 PMX_VBMI inline void split8(__m512d v, __m512d scale, __m512d (&d)[D]) {
@@ -292,20 +305,11 @@ PMX_VBMI inline void split8(__m512d v, __m512d scale, __m512d (&d)[D]) {
   }
 }
 
-// Byte 8j + s ← byte 8s + j: eight items' 8 digits (one qword per digit) to one qword per item.
-constexpr std::array<uint8_t, 64> digits_by_item() {
-  std::array<uint8_t, 64> m{};
-  for (int j = 0; j < 8; ++j)
-    for (int s = 0; s < 8; ++s) m[8 * j + s] = static_cast<uint8_t>(8 * s + j);
-  return m;
-}
-alignas(64) constexpr std::array<uint8_t, 64> by_item = digits_by_item();
-
 // Digit tiles of `items` reduction items × l columns, 8 items at a time (AVX-512 lanes), with Sets
 // values per (item, column) that share the column's exponent: values(i0, c, v) gives v[Sets] for
 // items i0 .. i0 + 7 (0 past the last item); store(tiles, i0, dc, bytes) puts the low 8 bytes of
 // `bytes` (digit dc of those items) into the tiles of set 0 (x) or 1 (m). The last set's digits also
-// go to rows, and to its exact column sums. Every tile byte is written (padding digits as 0), so
+// go to its exact column sums and to the missing rows. Every tile byte is written (padding digits as 0), so
 // the scratch needs no clearing; vectorised, this is ~10× the former one-value-at-a-time loop,
 // which cost Z·Λ (50,000 variants, l = 32) a quarter of its time.
 template <int Sets, class Values, class Store>
@@ -316,7 +320,13 @@ PMX_VBMI digit_tiles make_digits(int64_t items, int64_t l, int threads, Values v
   d.width = int64_t{d.tiles} * 16;
   d.x = scratch<uint8_t>(slot_digits, d.steps * d.tiles * tile, false);
   if (Sets == 2) d.m = scratch<uint8_t>(slot_digits_m, d.steps * d.tiles * tile, false);
-  d.rows = scratch<int8_t>(slot_rows, d.steps * step * d.width, false);
+  if constexpr (Sets == 2) {
+    d.row_width = (4 * l + 15) / 16 * 16;
+    d.pairs = scratch<int16_t>(slot_rows, d.steps * step * d.row_width, false);
+  } else {
+    d.row_width = (2 * l + 7) / 8 * 8;
+    d.rows = scratch<int64_t>(slot_rows, d.steps * step * d.row_width, false);
+  }
   const int64_t groups = d.steps * step / 8;
   std::vector<double> mx(static_cast<size_t>(l), 0.0);
 #pragma omp parallel num_threads(threads)
@@ -344,15 +354,20 @@ PMX_VBMI digit_tiles make_digits(int64_t items, int64_t l, int threads, Values v
 #pragma omp parallel num_threads(threads)
   {
     std::vector<double> sums(static_cast<size_t>(8 * D * l), 0.0);  // lane sums per digit column
-    const __m512i to_items = _mm512_load_si512(by_item.data());
     const __m128i zero = _mm_setzero_si128();
+    const __m512i row_starts = _mm512_mullo_epi64(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(d.row_width));
 #pragma omp for schedule(static)
     for (int64_t gi = 0; gi < groups; ++gi) {
       const int64_t i0 = 8 * gi;
+      int64_t* rows = Sets == 1 ? d.rows + i0 * d.row_width : nullptr;
+      int16_t* pairs = Sets == 2 ? d.pairs + i0 * d.row_width : nullptr;
+      for (int j = 0; j < 8; ++j) {  // padding
+        if constexpr (Sets == 1) _mm512_store_si512(rows + (j + 1) * d.row_width - 8, _mm512_setzero_si512());
+        else _mm256_storeu_si256(reinterpret_cast<__m256i*>(pairs + (j + 1) * d.row_width - 16), _mm256_setzero_si256());
+      }
       for (int64_t c = 0; c < l; ++c) {
         __m512d v[Sets];
         values(i0, c, v);
-        alignas(64) uint64_t q[D];
         for (int set = 0; set < Sets; ++set) {
           __m512d dg[D];
           split8(v[set], _mm512_set1_pd(unit[c]), dg);
@@ -360,20 +375,30 @@ PMX_VBMI digit_tiles make_digits(int64_t items, int64_t l, int threads, Values v
             const __m128i b = _mm512_cvtepi64_epi8(_mm512_cvtpd_epi64(dg[s]));
             store(set == 0 ? d.x : d.m, i0, D * c + s, b);
             if (set == Sets - 1) {
-              q[s] = static_cast<uint64_t>(_mm_cvtsi128_si64(b));
               double* sum = &sums[8 * (D * c + s)];
               _mm512_storeu_pd(sum, _mm512_add_pd(_mm512_loadu_pd(sum), dg[s]));
             }
           }
+          // The missing rows (exact: small integers in double).
+          const __m512d radix = _mm512_set1_pd(128.0);
+          if (Sets == 1) {
+            __m512d hi = dg[0], lo = dg[4];
+            for (int s = 1; s < 4; ++s) hi = _mm512_fmadd_pd(hi, radix, dg[s]), lo = _mm512_fmadd_pd(lo, radix, dg[4 + s]);
+            _mm512_i64scatter_epi64(rows + c, row_starts, _mm512_cvtpd_epi64(hi), 8);
+            _mm512_i64scatter_epi64(rows + l + c, row_starts, _mm512_cvtpd_epi64(lo), 8);
+          } else if (set == 1) {
+            for (int k = 0; k < 4; ++k) {
+              alignas(16) int16_t p[8];
+              _mm_store_si128(reinterpret_cast<__m128i*>(p),
+                              _mm512_cvtepi64_epi16(_mm512_cvtpd_epi64(_mm512_fmadd_pd(dg[2 * k], radix, dg[2 * k + 1]))));
+              for (int j = 0; j < 8; ++j) pairs[j * d.row_width + k * l + c] = p[j];
+            }
+          }
         }
-        alignas(64) uint64_t per_item[8];
-        _mm512_store_si512(per_item, _mm512_permutexvar_epi8(to_items, _mm512_load_si512(q)));
-        for (int j = 0; j < 8; ++j) std::memcpy(d.rows + (i0 + j) * d.width + D * c, &per_item[j], 8);
       }
       for (int64_t dc = D * l; dc < d.width; ++dc) {
         store(d.x, i0, dc, zero);
         if constexpr (Sets == 2) store(d.m, i0, dc, zero);
-        for (int j = 0; j < 8; ++j) d.rows[(i0 + j) * d.width + dc] = 0;
       }
     }
 #pragma omp critical
@@ -440,56 +465,52 @@ PMX_VBMI digit_tiles zt_digits(const variant_major_view& g, int64_t l, const dou
   return make_digits<1>(g.n_samples, l, threads, zt_values{lambda, ld, g.n_samples}, zt_store{digit_tile_count(l)});
 }
 
-// acc[0 .. 16·tiles) += digits[0 .. 16·tiles) (int8 → int32), 16 at a time.
-PMX_VBMI inline void add_digits(const int8_t* digits, int tiles, int32_t* acc) {
-  for (int dt = 0; dt < tiles; ++dt) {
-    const __m512i v = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(digits + 16 * dt)));
-    int32_t* a = acc + 16 * dt;
-    _mm512_storeu_si512(a, _mm512_add_epi32(_mm512_loadu_si512(a), v));
+// acc[0 .. width) (int32) += the pair rows of the variants t for the bits t of `nib` (Z·Λ: one
+// sample's missing calls among four variants).
+PMX_VBMI inline void add_missing_pairs(const int16_t* pairs, int64_t width, unsigned nib, int32_t* acc) {
+  for (int64_t e = 0; e < width; e += 16) {
+    __m512i a = _mm512_load_si512(acc + e);
+    for (unsigned b = nib; b; b &= b - 1)
+      a = _mm512_add_epi32(a, _mm512_cvtepi16_epi32(_mm256_load_si256(
+                                  reinterpret_cast<const __m256i*>(pairs + __builtin_ctz(b) * width + e))));
+    _mm512_store_si512(acc + e, a);
   }
 }
 
-// Zᵀ·Λ̃'s missing-call term of one variant in a chunk, G digit tiles of it: the digit rows of its
-// missing samples (bit b of masks[s · stride] = sample 64 s + b of the chunk) summed in registers,
-// then added to acc (Cm's tile layout: tile dt at acc + 256 dt).
+// Zᵀ·Λ̃'s missing-call term of one variant in a chunk, 8G entries of the missing rows: the rows of
+// its missing samples (bit b of masks[s · stride] = sample 64 s + b of the chunk, whose row starts
+// at rows + (64 s + b) · width) summed in registers, then added to acc.
 template <int G>
-PMX_VBMI inline void missing_digit_sums(const int8_t* rows, int64_t width, const uint64_t* masks, int64_t stride,
-                                        int64_t nst, int32_t* acc) {
+PMX_VBMI inline void missing_row_sums(const int64_t* rows, int64_t width, const uint64_t* masks, int64_t stride,
+                                      int64_t nst, int64_t* acc) {
   __m512i a[G];
-  for (int t = 0; t < G; ++t) a[t] = _mm512_setzero_si512();
+  for (int g = 0; g < G; ++g) a[g] = _mm512_setzero_si512();
   for (int64_t s = 0; s < nst; ++s)
     for (uint64_t m = masks[s * stride]; m; m &= m - 1) {
-      const int8_t* r = rows + (64 * s + __builtin_ctzll(m)) * width;
-      for (int t = 0; t < G; ++t)
-        a[t] = _mm512_add_epi32(a[t], _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 16 * t))));
+      const int64_t* r = rows + (64 * s + __builtin_ctzll(m)) * width;
+      for (int g = 0; g < G; ++g) a[g] = _mm512_add_epi64(a[g], _mm512_load_si512(r + 8 * g));
     }
-  for (int t = 0; t < G; ++t) {
-    int32_t* p = acc + 256 * t;
-    _mm512_storeu_si512(p, _mm512_add_epi32(_mm512_loadu_si512(p), a[t]));
-  }
+  for (int g = 0; g < G; ++g) _mm512_store_si512(acc + 8 * g, _mm512_add_epi64(_mm512_load_si512(acc + 8 * g), a[g]));
 }
 
-PMX_VBMI void missing_digit_sums(const int8_t* rows, int64_t width, int tiles, const uint64_t* masks, int64_t stride,
-                                 int64_t nst, int32_t* acc) {
-  for (int t0 = 0; t0 < tiles; t0 += 8) {
-    const int8_t* r = rows + 16 * t0;
-    int32_t* a = acc + 256 * t0;
-    switch (std::min(8, tiles - t0)) {
-      case 1: missing_digit_sums<1>(r, width, masks, stride, nst, a); break;
-      case 2: missing_digit_sums<2>(r, width, masks, stride, nst, a); break;
-      case 3: missing_digit_sums<3>(r, width, masks, stride, nst, a); break;
-      case 4: missing_digit_sums<4>(r, width, masks, stride, nst, a); break;
-      case 5: missing_digit_sums<5>(r, width, masks, stride, nst, a); break;
-      case 6: missing_digit_sums<6>(r, width, masks, stride, nst, a); break;
-      case 7: missing_digit_sums<7>(r, width, masks, stride, nst, a); break;
-      default: missing_digit_sums<8>(r, width, masks, stride, nst, a); break;
+PMX_VBMI void missing_row_sums(const int64_t* rows, int64_t width, const uint64_t* masks, int64_t stride, int64_t nst,
+                               int64_t* acc) {
+  for (int64_t e = 0; e < width; e += 64) {
+    switch (std::min<int64_t>(64, width - e) / 8) {
+      case 1: missing_row_sums<1>(rows + e, width, masks, stride, nst, acc + e); break;
+      case 2: missing_row_sums<2>(rows + e, width, masks, stride, nst, acc + e); break;
+      case 3: missing_row_sums<3>(rows + e, width, masks, stride, nst, acc + e); break;
+      case 4: missing_row_sums<4>(rows + e, width, masks, stride, nst, acc + e); break;
+      case 5: missing_row_sums<5>(rows + e, width, masks, stride, nst, acc + e); break;
+      case 6: missing_row_sums<6>(rows + e, width, masks, stride, nst, acc + e); break;
+      case 7: missing_row_sums<7>(rows + e, width, masks, stride, nst, acc + e); break;
+      default: missing_row_sums<8>(rows + e, width, masks, stride, nst, acc + e); break;
     }
   }
 }
 
 // The missing-call terms of a chunk: one tile product per pair of tiles (about 30 ns each from L2)
-// against one 16-digit add per digit tile and missing call (1–4 ns): the adds win below ~2 %
-// missing calls.
+// against l / 4 int64 adds per missing call: the adds win below ~2 % missing calls.
 bool sparse_missing(int64_t missing, int64_t tile_products) { return static_cast<double>(missing) < 20.0 * tile_products; }
 
 // One thread's buffers for a chunk of `rows` tile rows: dosage tiles, missing-call tiles (dense
@@ -503,6 +524,55 @@ struct chunk_buffers {
         miss(scratch<uint8_t>(slot_miss, rows * 64, false)),
         masks(scratch<uint64_t>(slot_masks, rows, false)) {}
 };
+
+// The digit sums and weights of a call by digit: [s][c] for s < 8 and c < l padded to 8, so that
+// the finish reads 8 columns' digit s as one vector.
+struct digit_table {
+  std::vector<long long> sums;
+  std::vector<double> weights;
+  digit_table(const digit_tiles& d, int64_t l) {
+    const int64_t lp = (l + 7) / 8 * 8;
+    sums.assign(static_cast<size_t>(D * lp), 0);
+    weights.assign(static_cast<size_t>(D * lp), 0.0);
+    for (int64_t c = 0; c < l; ++c)
+      for (int s = 0; s < D; ++s) sums[s * lp + c] = d.sums[D * c + s], weights[s * lp + c] = d.weights[c].w[s];
+  }
+};
+
+// W[c] for one variant (row r of tile row vt of the block), 8 columns at a time:
+// s_j (A − 2p_j B) + β W, A and B from the digit sums as base128_combine does them (smallest digit
+// first; each product is exact, so the fused multiply-adds round as its additions do):
+//   A: digit s of column c at C[tile (vt, c / 2), row r, 8 (c % 2) + s];
+//   B: the digit sums of Λ̃ less the missing calls' (Cm at the same place; hi / lo of the missing
+//      rows, rm[c] and rm[l + c], at digits 3 and 7).
+PMX_VBMI void zt_finish_row(const int32_t* C, const int32_t* Cm, int tiles, int64_t vt, int64_t r, const int64_t* rm,
+                            const digit_table& t, int64_t l, double sj, double two_p, double beta, double* W) {
+  const int64_t lp = (l + 7) / 8 * 8;
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int64_t c0 = 0; c0 < l; c0 += 8) {
+    const __mmask8 live = l - c0 >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>((1u << (l - c0)) - 1);
+    const __m256i c = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(c0)), lanes);
+    // digit 0 of column c: tile (vt · tiles + c / 2), row r, offset 8 (c % 2)
+    const __m256i at0 = _mm256_add_epi32(
+        _mm256_set1_epi32(static_cast<int>((vt * tiles * 16 + r) * 16)),
+        _mm256_add_epi32(_mm256_slli_epi32(_mm256_srli_epi32(c, 1), 8), _mm256_slli_epi32(_mm256_and_si256(c, _mm256_set1_epi32(1)), 3)));
+    __m512d a = _mm512_setzero_pd(), b = _mm512_setzero_pd();
+    for (int s = D - 1; s >= 0; --s) {
+      const __m256i at = _mm256_add_epi32(at0, _mm256_set1_epi32(s));
+      const __m256i x = _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), live, at, C, 4);
+      const __m256i m = _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), live, at, Cm, 4);
+      __m512i called = _mm512_sub_epi64(_mm512_loadu_si512(&t.sums[s * lp + c0]), _mm512_cvtepi32_epi64(m));
+      if (s == 3) called = _mm512_sub_epi64(called, _mm512_maskz_loadu_epi64(live, rm + c0));
+      if (s == 7) called = _mm512_sub_epi64(called, _mm512_maskz_loadu_epi64(live, rm + l + c0));
+      const __m512d w = _mm512_loadu_pd(&t.weights[s * lp + c0]);
+      a = _mm512_fmadd_pd(_mm512_cvtepi32_pd(x), w, a);
+      b = _mm512_fmadd_pd(_mm512_cvtepi64_pd(called), w, b);
+    }
+    __m512d y = _mm512_mul_pd(_mm512_set1_pd(sj), _mm512_sub_pd(a, _mm512_mul_pd(_mm512_set1_pd(two_p), b)));
+    if (beta != 0) y = _mm512_add_pd(y, _mm512_mul_pd(_mm512_set1_pd(beta), _mm512_maskz_loadu_pd(live, W + c0)));
+    _mm512_mask_storeu_pd(W + c0, live, y);
+  }
+}
 
 int threads_of(const executor& exec) { return exec.threads() > 0 ? exec.threads() : omp_get_max_threads(); }
 
@@ -558,12 +628,18 @@ void gemm_amx(const executor& exec, const variant_major_view& g, const gemm_cent
     thread_profile prof;
     const auto [x, miss, masks] = chunk_buffers(chunk_rows);
     int32_t* C = scratch<int32_t>(slot_acc, int64_t{d.tiles} * zl_tiles * 256);
-    int32_t* Cs = scratch<int32_t>(slot_acc_m, zl_block * d.width);  // sparse missing terms, [sample][dc]
+    // Sparse missing terms, [sample][pair row]: int32 sums of |pair| ≤ 8,256 are safe for 260,000
+    // calls, so they move to int64 (Cw) before a block's missing calls could pass that.
+    int32_t* Cr = scratch<int32_t>(slot_acc_r, zl_block * d.row_width);
+    int64_t* Cw = scratch<int64_t>(slot_acc_w, zl_block * d.row_width);
+    constexpr int64_t safe_calls = 260'000;
 #pragma omp for schedule(dynamic, 1)
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t i0 = b * zl_block;
       std::memset(C, 0, static_cast<size_t>(d.tiles * zl_tiles * tile));
-      std::memset(Cs, 0, static_cast<size_t>(zl_block * d.width * 4));
+      std::memset(Cr, 0, static_cast<size_t>(zl_block * d.row_width * 4));
+      std::memset(Cw, 0, static_cast<size_t>(zl_block * d.row_width * 8));
+      int64_t in_cr = 0;  // missing calls summed in Cr since it was last moved to Cw
       prof.clock.lap(&amx_stage_times::finish);
       for (int64_t st0 = 0; st0 < d.steps; st0 += zl_chunk) {
         const int64_t nst = std::min(zl_chunk, d.steps - st0);
@@ -584,15 +660,23 @@ void gemm_amx(const executor& exec, const variant_major_view& g, const gemm_cent
           prof.clock.lap(&amx_stage_times::missing);
           continue;
         }
-        // (Gathering them sample by sample first, to sum each sample's digit rows in registers as
-        // Zᵀ·Λ̃ does, measured no faster: a chunk has only ~5 missing calls per sample.)
-        for (int64_t row = 0; row < nst * zl_tiles * 16; ++row)  // row = (s · zl_tiles + xt) · 16 + r
-          for (uint64_t m = masks[row]; m; m &= m - 1) {
-            const int bit = __builtin_ctzll(m);
-            const int64_t sample = row / 16 % zl_tiles * 16 + bit / 4;
-            const int64_t variant = (st0 + row / (zl_tiles * 16)) * step + 4 * (row % 16) + bit % 4;
-            add_digits(d.rows + variant * d.width, d.tiles, Cs + sample * d.width);
+        if (in_cr + missing > safe_calls) {
+          for (int64_t e = 0; e < zl_block * d.row_width; ++e) Cw[e] += Cr[e], Cr[e] = 0;
+          in_cr = 0;
+        }
+        in_cr += missing;
+        // (Gathering them sample by sample first, to sum each sample's rows in registers as Zᵀ·Λ̃
+        // does, measured no faster with int32 digit sums: a chunk has only ~5 missing calls per
+        // sample.) A tile row's mask holds 16 samples × 4 variants (bit 4c + t).
+        for (int64_t row = 0; row < nst * zl_tiles * 16; ++row) {  // row = (s · zl_tiles + xt) · 16 + r
+          const int64_t v0 = (st0 + row / (zl_tiles * 16)) * step + 4 * (row % 16), first = row / 16 % zl_tiles * 16;
+          for (uint64_t m = masks[row]; m;) {
+            const int c = __builtin_ctzll(m) / 4;
+            add_missing_pairs(d.pairs + v0 * d.row_width, d.row_width, static_cast<unsigned>(m >> (4 * c)) & 15u,
+                              Cr + (first + c) * d.row_width);
+            m &= ~(uint64_t{15} << (4 * c));
           }
+        }
         prof.clock.lap(&amx_stage_times::missing);
       }
       for (int64_t i = i0; i < std::min(n, i0 + zl_block); ++i) {
@@ -601,9 +685,10 @@ void gemm_amx(const executor& exec, const variant_major_view& g, const gemm_cent
           long long v[D];
           for (int s = 0; s < D; ++s) {
             const int64_t dc = D * c + s;
-            v[s] = static_cast<long long>(C[((dc / 16 * zl_tiles + xt) * 16 + dc % 16) * 16 + q]) +
-                   Cs[(i - i0) * d.width + dc] - d.sums[dc];
+            v[s] = static_cast<long long>(C[((dc / 16 * zl_tiles + xt) * 16 + dc % 16) * 16 + q]) - d.sums[dc];
           }
+          const int64_t at = (i - i0) * d.row_width;
+          for (int k = 0; k < 4; ++k) v[2 * k + 1] += Cr[at + k * l + c] + Cw[at + k * l + c];
           const double y = detail::base128_combine(v, d.weights[c]);
           double& o = Y[i * ld_y + c];
           o = beta == 0 ? y : y + beta * o;
@@ -621,6 +706,7 @@ void gemm_transposed_amx(const executor& exec, const variant_major_view& g, cons
   if (l == 0 || k == 0) return;
   const int threads = threads_of(exec);
   const digit_tiles d = timed_digits(threads, [&] { return zt_digits(g, l, lambda, ld_lambda, threads); });
+  const digit_table by_digit(d, l);
   const int64_t blocks = (k + zt_block - 1) / zt_block, chunk_rows = zt_chunk * zt_block;
 #pragma omp parallel num_threads(threads)
   {
@@ -628,12 +714,14 @@ void gemm_transposed_amx(const executor& exec, const variant_major_view& g, cons
     thread_profile prof;
     const auto [x, miss, masks] = chunk_buffers(chunk_rows);
     int32_t* C = scratch<int32_t>(slot_acc, zt_tiles * d.tiles * 256);
-    int32_t* Cm = scratch<int32_t>(slot_acc_m, zt_tiles * d.tiles * 256);  // tile layout [vt][dt][r][16]
+    int32_t* Cm = scratch<int32_t>(slot_acc_m, zt_tiles * d.tiles * 256);  // dense chunks: [vt][dt][r][16]
+    int64_t* Cr = scratch<int64_t>(slot_acc_r, zt_block * d.row_width);    // sparse chunks: [variant][row]
 #pragma omp for schedule(dynamic, 1)
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t j0 = b * zt_block;
       std::memset(C, 0, static_cast<size_t>(zt_tiles * d.tiles * tile));
       std::memset(Cm, 0, static_cast<size_t>(zt_tiles * d.tiles * tile));
+      std::memset(Cr, 0, static_cast<size_t>(zt_block * d.row_width * 8));
       prof.clock.lap(&amx_stage_times::finish);
       for (int64_t st0 = 0; st0 < d.steps; st0 += zt_chunk) {
         const int64_t nst = std::min(zt_chunk, d.steps - st0);
@@ -647,27 +735,16 @@ void gemm_transposed_amx(const executor& exec, const variant_major_view& g, cons
           missing_tiles(masks, nst * zt_block, miss);
           tile_products<false>(miss, zt_tiles * tile, zt_tiles, d.x + st0 * bs, bs, d.tiles, nst, Cm);
         } else {
-          for (int64_t q = 0; q < zt_block; ++q)  // variant j0 + q = 16 vt + r
-            missing_digit_sums(d.rows + st0 * step * d.width, d.width, d.tiles, masks + q, zt_block, nst,
-                               Cm + ((q / 16) * d.tiles * 16 + q % 16) * 16);
+          for (int64_t q = 0; q < zt_block; ++q)  // variant j0 + q
+            missing_row_sums(d.rows + st0 * step * d.row_width, d.row_width, masks + q, zt_block, nst,
+                             Cr + q * d.row_width);
         }
         prof.clock.lap(&amx_stage_times::missing);
       }
       for (int64_t j = j0; j < std::min(k, j0 + zt_block); ++j) {
-        const int64_t vt = (j - j0) / 16, r = (j - j0) % 16;
         const double sj = centring.scale.empty() ? 1.0 : centring.scale[j], two_p = 2.0 * centring.p[j];
-        for (int64_t c = 0; c < l; ++c) {
-          long long x_sum[D], called[D];
-          for (int s = 0; s < D; ++s) {
-            const int64_t dc = D * c + s, at = ((vt * d.tiles + dc / 16) * 16 + r) * 16 + dc % 16;
-            x_sum[s] = C[at];
-            called[s] = d.sums[dc] - Cm[at];
-          }
-          const double e = detail::base128_combine(x_sum, d.weights[c]);
-          const double w = sj * (e - two_p * detail::base128_combine(called, d.weights[c]));
-          double& o = W[j * ld_w + c];
-          o = beta == 0 ? w : w + beta * o;
-        }
+        zt_finish_row(C, Cm, d.tiles, (j - j0) / 16, (j - j0) % 16, Cr + (j - j0) * d.row_width, by_digit, l, sj,
+                      two_p, beta, W + j * ld_w);
       }
       prof.clock.lap(&amx_stage_times::finish);
     }
