@@ -80,7 +80,7 @@ std::unique_ptr<T[], free_deleter> aligned_zeros(int64_t count) {
 // Grow-only 64-byte aligned scratch per thread and slot, reused across calls: PCG calls the
 // products hundreds of times, and fresh pages (faults, zeroing) cost as much as a small product.
 // Zeroed unless the caller writes every byte it reads (`zeroed` false).
-enum scratch_slot { slot_digits, slot_digits_m, slot_rows, slot_x, slot_miss, slot_masks, slot_acc, slot_acc_m, slot_acc_r, slot_acc_w, slot_count };
+enum scratch_slot { slot_digits, slot_digits_m, slot_rows, slot_x, slot_miss, slot_masks, slot_acc, slot_acc_m, slot_acc_r, slot_acc_w, slot_lists, slot_count };
 template <class T>
 T* scratch(scratch_slot slot, int64_t count, bool zeroed = true) {
   struct buffer {
@@ -465,15 +465,32 @@ PMX_VBMI digit_tiles zt_digits(const variant_major_view& g, int64_t l, const dou
   return make_digits<1>(g.n_samples, l, threads, zt_values{lambda, ld, g.n_samples}, zt_store{digit_tile_count(l)});
 }
 
-// acc[0 .. width) (int32) += the pair rows of the variants t for the bits t of `nib` (Z·Λ: one
-// sample's missing calls among four variants).
-PMX_VBMI inline void add_missing_pairs(const int16_t* pairs, int64_t width, unsigned nib, int32_t* acc) {
-  for (int64_t e = 0; e < width; e += 16) {
-    __m512i a = _mm512_load_si512(acc + e);
-    for (unsigned b = nib; b; b &= b - 1)
-      a = _mm512_add_epi32(a, _mm512_cvtepi16_epi32(_mm256_load_si256(
-                                  reinterpret_cast<const __m256i*>(pairs + __builtin_ctz(b) * width + e))));
-    _mm512_store_si512(acc + e, a);
+// acc[0 .. 16G) (int32) += Σ over the n variants in `vars` of their pair rows from `pairs`
+// (Z·Λ: one sample's missing calls in a chunk), summed in registers.
+template <int G>
+PMX_VBMI inline void sum_missing_pairs(const int16_t* pairs, int64_t width, const int32_t* vars, int n, int32_t* acc) {
+  __m512i a[G];
+  for (int g = 0; g < G; ++g) a[g] = _mm512_setzero_si512();
+  for (int q = 0; q < n; ++q) {
+    const int16_t* r = pairs + int64_t{vars[q]} * width;
+    for (int g = 0; g < G; ++g)
+      a[g] = _mm512_add_epi32(a[g], _mm512_cvtepi16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(r + 16 * g))));
+  }
+  for (int g = 0; g < G; ++g) _mm512_store_si512(acc + 16 * g, _mm512_add_epi32(_mm512_load_si512(acc + 16 * g), a[g]));
+}
+
+PMX_VBMI void sum_missing_pairs(const int16_t* pairs, int64_t width, const int32_t* vars, int n, int32_t* acc) {
+  for (int64_t e = 0; e < width; e += 128) {
+    switch (std::min<int64_t>(128, width - e) / 16) {
+      case 1: sum_missing_pairs<1>(pairs + e, width, vars, n, acc + e); break;
+      case 2: sum_missing_pairs<2>(pairs + e, width, vars, n, acc + e); break;
+      case 3: sum_missing_pairs<3>(pairs + e, width, vars, n, acc + e); break;
+      case 4: sum_missing_pairs<4>(pairs + e, width, vars, n, acc + e); break;
+      case 5: sum_missing_pairs<5>(pairs + e, width, vars, n, acc + e); break;
+      case 6: sum_missing_pairs<6>(pairs + e, width, vars, n, acc + e); break;
+      case 7: sum_missing_pairs<7>(pairs + e, width, vars, n, acc + e); break;
+      default: sum_missing_pairs<8>(pairs + e, width, vars, n, acc + e); break;
+    }
   }
 }
 
@@ -633,6 +650,9 @@ void gemm_amx(const executor& exec, const variant_major_view& g, const gemm_cent
     int32_t* Cr = scratch<int32_t>(slot_acc_r, zl_block * d.row_width);
     int64_t* Cw = scratch<int64_t>(slot_acc_w, zl_block * d.row_width);
     constexpr int64_t safe_calls = 260'000;
+    constexpr int list_length = 32;  // missing calls per sample listed before they are summed
+    int32_t* lists = scratch<int32_t>(slot_lists, zl_block * list_length, false);
+    int listed[zl_block];
 #pragma omp for schedule(dynamic, 1)
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t i0 = b * zl_block;
@@ -665,18 +685,25 @@ void gemm_amx(const executor& exec, const variant_major_view& g, const gemm_cent
           in_cr = 0;
         }
         in_cr += missing;
-        // (Gathering them sample by sample first, to sum each sample's rows in registers as Zᵀ·Λ̃
-        // does, measured no faster with int32 digit sums: a chunk has only ~5 missing calls per
-        // sample.) A tile row's mask holds 16 samples × 4 variants (bit 4c + t).
+        // The calls listed by sample (a full list is summed at once), then each sample's pair rows
+        // summed in registers: one read-modify-write of its sums per chunk instead of one per call.
+        // A tile row's mask holds 16 samples × 4 variants (bit 4c + t).
+        std::fill_n(listed, zl_block, 0);
         for (int64_t row = 0; row < nst * zl_tiles * 16; ++row) {  // row = (s · zl_tiles + xt) · 16 + r
           const int64_t v0 = (st0 + row / (zl_tiles * 16)) * step + 4 * (row % 16), first = row / 16 % zl_tiles * 16;
-          for (uint64_t m = masks[row]; m;) {
-            const int c = __builtin_ctzll(m) / 4;
-            add_missing_pairs(d.pairs + v0 * d.row_width, d.row_width, static_cast<unsigned>(m >> (4 * c)) & 15u,
-                              Cr + (first + c) * d.row_width);
-            m &= ~(uint64_t{15} << (4 * c));
+          for (uint64_t m = masks[row]; m; m &= m - 1) {
+            const int bit = __builtin_ctzll(m);
+            const int64_t i = first + bit / 4;
+            int32_t* list = lists + i * list_length;
+            list[listed[i]++] = static_cast<int32_t>(v0 + bit % 4);
+            if (listed[i] == list_length) {
+              sum_missing_pairs(d.pairs, d.row_width, list, listed[i], Cr + i * d.row_width);
+              listed[i] = 0;
+            }
           }
         }
+        for (int64_t i = 0; i < zl_block; ++i)
+          if (listed[i] > 0) sum_missing_pairs(d.pairs, d.row_width, lists + i * list_length, listed[i], Cr + i * d.row_width);
         prof.clock.lap(&amx_stage_times::missing);
       }
       for (int64_t i = i0; i < std::min(n, i0 + zl_block); ++i) {
