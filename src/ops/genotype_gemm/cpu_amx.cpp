@@ -33,7 +33,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -391,7 +390,7 @@ PMX_VBMI digit_tiles make_digits(int64_t items, int64_t l, int threads, Values v
           }
           // The missing rows (exact: small integers in double).
           const __m512d radix = _mm512_set1_pd(128.0);
-          if (Sets == 1) {
+          if constexpr (Sets == 1) {
             __m512d hi = dg[0], lo = dg[4];
             for (int s = 1; s < 4; ++s) hi = _mm512_fmadd_pd(hi, radix, dg[s]), lo = _mm512_fmadd_pd(lo, radix, dg[4 + s]);
             _mm512_i64scatter_epi64(rows + c, row_starts, _mm512_cvtpd_epi64(hi), 8);
@@ -555,10 +554,10 @@ struct chunk_buffers {
 // The digit sums and weights of a call by digit: [s][c] for s < 8 and c < l padded to 8, so that
 // the finish reads 8 columns' digit s as one vector.
 struct digit_table {
+  int64_t lp;  // l padded to 8
   std::vector<long long> sums;
   std::vector<double> weights;
-  digit_table(const digit_tiles& d, int64_t l) {
-    const int64_t lp = (l + 7) / 8 * 8;
+  digit_table(const digit_tiles& d, int64_t l) : lp((l + 7) / 8 * 8) {
     sums.assign(static_cast<size_t>(D * lp), 0);
     weights.assign(static_cast<size_t>(D * lp), 0.0);
     for (int64_t c = 0; c < l; ++c)
@@ -574,7 +573,7 @@ struct digit_table {
 //      rows, rm[c] and rm[l + c], at digits 3 and 7).
 PMX_VBMI void zt_finish_row(const int32_t* C, const int32_t* Cm, int tiles, int64_t vt, int64_t r, const int64_t* rm,
                             const digit_table& t, int64_t l, double sj, double two_p, double beta, double* W) {
-  const int64_t lp = (l + 7) / 8 * 8;
+  const int64_t lp = t.lp;
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   for (int64_t c0 = 0; c0 < l; c0 += 8) {
     const __mmask8 live = l - c0 >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>((1u << (l - c0)) - 1);
