@@ -505,34 +505,91 @@ PMX_VBMI void sum_missing_pairs(const int16_t* pairs, int64_t width, const int32
 
 // Zᵀ·Λ̃'s missing-call term of one variant in a chunk, 8G entries of the missing rows: the rows of
 // its missing samples (bit b of masks[s · stride] = sample 64 s + b of the chunk, whose row starts
-// at rows + (64 s + b) · width) summed in registers, then added to acc.
+// at rows + (64 s + b) · width) summed in registers, then added to acc. Only the steps whose mask
+// has calls are visited (bit s of `steps_with_calls`; see zl_sparse_missing for why).
 template <int G>
 PMX_VBMI inline void missing_row_sums(const int64_t* rows, int64_t width, const uint64_t* masks, int64_t stride,
-                                      int64_t nst, int64_t* acc) {
+                                      uint64_t steps_with_calls, int64_t* acc) {
   __m512i a[G];
   for (int g = 0; g < G; ++g) a[g] = _mm512_setzero_si512();
-  for (int64_t s = 0; s < nst; ++s)
-    for (uint64_t m = masks[s * stride]; m; m &= m - 1) {
+  for (uint64_t st = steps_with_calls; st; st &= st - 1) {
+    const int64_t s = __builtin_ctzll(st);
+    uint64_t m = masks[s * stride];
+    do {
       const int64_t* r = rows + (64 * s + __builtin_ctzll(m)) * width;
       for (int g = 0; g < G; ++g) a[g] = _mm512_add_epi64(a[g], _mm512_load_si512(r + 8 * g));
-    }
+    } while (m &= m - 1);
+  }
   for (int g = 0; g < G; ++g) _mm512_store_si512(acc + 8 * g, _mm512_add_epi64(_mm512_load_si512(acc + 8 * g), a[g]));
 }
 
-PMX_VBMI void missing_row_sums(const int64_t* rows, int64_t width, const uint64_t* masks, int64_t stride, int64_t nst,
-                               int64_t* acc) {
+PMX_VBMI void missing_row_sums(const int64_t* rows, int64_t width, const uint64_t* masks, int64_t stride,
+                               uint64_t steps_with_calls, int64_t* acc) {
   for (int64_t e = 0; e < width; e += 64) {
     switch (std::min<int64_t>(64, width - e) / 8) {
-      case 1: missing_row_sums<1>(rows + e, width, masks, stride, nst, acc + e); break;
-      case 2: missing_row_sums<2>(rows + e, width, masks, stride, nst, acc + e); break;
-      case 3: missing_row_sums<3>(rows + e, width, masks, stride, nst, acc + e); break;
-      case 4: missing_row_sums<4>(rows + e, width, masks, stride, nst, acc + e); break;
-      case 5: missing_row_sums<5>(rows + e, width, masks, stride, nst, acc + e); break;
-      case 6: missing_row_sums<6>(rows + e, width, masks, stride, nst, acc + e); break;
-      case 7: missing_row_sums<7>(rows + e, width, masks, stride, nst, acc + e); break;
-      default: missing_row_sums<8>(rows + e, width, masks, stride, nst, acc + e); break;
+      case 1: missing_row_sums<1>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 2: missing_row_sums<2>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 3: missing_row_sums<3>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 4: missing_row_sums<4>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 5: missing_row_sums<5>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 6: missing_row_sums<6>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 7: missing_row_sums<7>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
+      default: missing_row_sums<8>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
     }
   }
+}
+
+// Zᵀ·Λ̃'s sparse missing-call term of a chunk of one block (masks [step][variant], zt_block per step).
+PMX_VBMI void zt_sparse_missing(const uint64_t* masks, int64_t nst, const digit_tiles& d, int64_t st0, int64_t* Cr) {
+  static_assert(zt_block % 8 == 0 && zt_chunk <= 64, "steps_with_calls: 8 variants per vector, a bit per step");
+  alignas(64) uint64_t steps_with_calls[zt_block];
+  for (int64_t q0 = 0; q0 < zt_block; q0 += 8) {
+    __m512i bits = _mm512_setzero_si512();
+    for (int64_t s = 0; s < nst; ++s) {
+      const __m512i w = _mm512_load_si512(masks + s * zt_block + q0);
+      bits = _mm512_mask_or_epi64(bits, _mm512_test_epi64_mask(w, w), bits, _mm512_set1_epi64(int64_t{1} << s));
+    }
+    _mm512_store_si512(steps_with_calls + q0, bits);
+  }
+  for (int64_t q = 0; q < zt_block; ++q)  // variant j0 + q
+    if (steps_with_calls[q])
+      missing_row_sums(d.rows + st0 * step * d.row_width, d.row_width, masks + q, zt_block, steps_with_calls[q],
+                       Cr + q * d.row_width);
+}
+
+// Z·Λ's sparse missing-call term of a chunk of one block: the calls listed by sample (a full list
+// is summed at once), then each sample's pair rows summed in registers into its int32 sums Cr: one
+// read-modify-write of a sample's sums per chunk instead of one per call. A tile row's mask holds
+// 16 samples × 4 variants (bit 4c + t). Only the words with calls are visited, found 64 at a time
+// from a bitmap of the nonzero words: at 1 % missing half of the words are zero, and testing each
+// in turn mispredicted on most of them (about 20 thread-ms of a call, whatever l).
+PMX_VBMI void zl_sparse_missing(const uint64_t* masks, int64_t rows, int64_t st0, const digit_tiles& d, int32_t* lists,
+                                int list_length, int* listed, int32_t* Cr) {
+  std::fill_n(listed, zl_block, 0);
+  for (int64_t w0 = 0; w0 < rows; w0 += 64) {  // rows: a multiple of 256
+    uint64_t nonzero = 0;
+    for (int q = 0; q < 8; ++q) {
+      const __m512i w = _mm512_load_si512(masks + w0 + 8 * q);
+      nonzero |= uint64_t{_mm512_test_epi64_mask(w, w)} << (8 * q);
+    }
+    for (; nonzero; nonzero &= nonzero - 1) {
+      const int64_t row = w0 + __builtin_ctzll(nonzero);  // row = (s · zl_tiles + xt) · 16 + r
+      const int64_t v0 = (st0 + row / (zl_tiles * 16)) * step + 4 * (row % 16), first = row / 16 % zl_tiles * 16;
+      uint64_t m = masks[row];
+      do {
+        const int bit = __builtin_ctzll(m);
+        const int64_t i = first + bit / 4;
+        int32_t* list = lists + i * list_length;
+        list[listed[i]++] = static_cast<int32_t>(v0 + bit % 4);
+        if (listed[i] == list_length) {
+          sum_missing_pairs(d.pairs, d.row_width, list, listed[i], Cr + i * d.row_width);
+          listed[i] = 0;
+        }
+      } while (m &= m - 1);
+    }
+  }
+  for (int64_t i = 0; i < zl_block; ++i)
+    if (listed[i] > 0) sum_missing_pairs(d.pairs, d.row_width, lists + i * list_length, listed[i], Cr + i * d.row_width);
 }
 
 // The missing-call terms of a chunk: one tile product per pair of tiles (about 30 ns each from L2)
@@ -648,86 +705,91 @@ void gemm_amx(const executor& exec, const variant_major_view& g, const gemm_cent
   const int threads = threads_of(exec);
   const digit_tiles d = timed_digits(threads, [&] { return zl_digits(g, centring, l, lambda, ld_lambda, threads); });
   const int64_t blocks = (n + zl_block - 1) / zl_block, chunk_rows = zl_chunk * zl_tiles * 16;
+  // A thread takes zl_group blocks at a time, chunk by chunk: a row's lines of the group are read by
+  // one thread within a chunk (each block's decode prefetches the next block's line with its own),
+  // and a chunk's digit tiles and pair rows come from memory once for all of them. Up to 4 blocks
+  // while their sums fit in ~2 MiB. l = 32 on the dev VM, medians of five interleaved rounds,
+  // thread-ms, 4 blocks against 1: decode 67 / 116, tile products 211 / 318, missing 80 / 118.
+  const int64_t c_size = int64_t{d.tiles} * zl_tiles * 256, r_size = zl_block * d.row_width;  // int32s per block
+  const int64_t zl_group = std::clamp<int64_t>((2 << 20) / (4 * (c_size + r_size)), 1, 4);
+  const int64_t groups = (blocks + zl_group - 1) / zl_group;
 #pragma omp parallel num_threads(threads)
   {
     detail::amx_configure_full_tiles();
     thread_profile prof;
     const auto [x, miss, masks] = chunk_buffers(chunk_rows);
-    int32_t* C = scratch<int32_t>(slot_acc, int64_t{d.tiles} * zl_tiles * 256);
+    int32_t* const C = scratch<int32_t>(slot_acc, zl_group * c_size);
     // Sparse missing terms, [sample][pair row]: int32 sums of |pair| ≤ 8,256 are safe for 260,000
-    // calls, so they move to int64 (Cw) before a block's missing calls could pass that.
-    int32_t* Cr = scratch<int32_t>(slot_acc_r, zl_block * d.row_width);
-    int64_t* Cw = scratch<int64_t>(slot_acc_w, zl_block * d.row_width);
+    // calls, so they move to int64 (Cw, cleared on first use) before a block's missing calls could
+    // pass that.
+    int32_t* const Cr = scratch<int32_t>(slot_acc_r, zl_group * r_size);
+    int64_t* const Cw = scratch<int64_t>(slot_acc_w, zl_group * r_size, false);
     constexpr int64_t safe_calls = 260'000;
     constexpr int list_length = 32;  // missing calls per sample listed before they are summed
     int32_t* lists = scratch<int32_t>(slot_lists, zl_block * list_length, false);
     int listed[zl_block];
+    int64_t in_cr[4];  // per block: missing calls summed in Cr since it was last moved to Cw
+    bool wide[4];      // per block: Cw in use
 #pragma omp for schedule(dynamic, 1)
-    for (int64_t b = 0; b < blocks; ++b) {
-      const int64_t i0 = b * zl_block;
-      std::memset(C, 0, static_cast<size_t>(d.tiles * zl_tiles * tile));
-      std::memset(Cr, 0, static_cast<size_t>(zl_block * d.row_width * 4));
-      std::memset(Cw, 0, static_cast<size_t>(zl_block * d.row_width * 8));
-      int64_t in_cr = 0;  // missing calls summed in Cr since it was last moved to Cw
+    for (int64_t gr = 0; gr < groups; ++gr) {
+      const int64_t b0 = gr * zl_group, nb = std::min(zl_group, blocks - b0);
+      std::memset(C, 0, static_cast<size_t>(nb * c_size * 4));
+      std::memset(Cr, 0, static_cast<size_t>(nb * r_size * 4));
+      std::fill_n(in_cr, 4, 0);
+      std::fill_n(wide, 4, false);
       prof.clock.lap(&amx_stage_times::finish);
       for (int64_t st0 = 0; st0 < d.steps; st0 += zl_chunk) {
         const int64_t nst = std::min(zl_chunk, d.steps - st0);
-        const int64_t missing = zl_dosage_tiles(g, i0, st0, nst, x, masks);
-        prof.clock.lap(&amx_stage_times::decode);
         const int64_t as = int64_t{d.tiles} * tile;
         if (st0 + zl_chunk < d.steps) {  // the next chunk's digit tiles, into L2
           const char* next = reinterpret_cast<const char*>(d.x + (st0 + zl_chunk) * as);
           const int64_t lines = std::min(zl_chunk, d.steps - st0 - zl_chunk) * as / 64;
           for (int64_t q = 0; q < lines; ++q) _mm_prefetch(next + 64 * q, _MM_HINT_T1);
         }
-        tile_products<true>(d.x + st0 * as, as, d.tiles, x, zl_tiles * tile, zl_tiles, nst, C);
-        prof.clock.lap(&amx_stage_times::products);
-        if (missing == 0) continue;
-        if (!sparse_missing(missing, nst * d.tiles * zl_tiles)) {
-          missing_tiles(masks, nst * zl_tiles * 16, miss);
-          tile_products<true>(d.m + st0 * as, as, d.tiles, miss, zl_tiles * tile, zl_tiles, nst, C);
+        for (int64_t h = 0; h < nb; ++h) {
+          int32_t* const Ch = C + h * c_size;
+          int32_t* const Crh = Cr + h * r_size;
+          const int64_t missing = zl_dosage_tiles(g, (b0 + h) * zl_block, st0, nst, x, masks);
+          prof.clock.lap(&amx_stage_times::decode);
+          tile_products<true>(d.x + st0 * as, as, d.tiles, x, zl_tiles * tile, zl_tiles, nst, Ch);
+          prof.clock.lap(&amx_stage_times::products);
+          if (missing == 0) continue;
+          if (!sparse_missing(missing, nst * d.tiles * zl_tiles)) {
+            missing_tiles(masks, nst * zl_tiles * 16, miss);
+            tile_products<true>(d.m + st0 * as, as, d.tiles, miss, zl_tiles * tile, zl_tiles, nst, Ch);
+            prof.clock.lap(&amx_stage_times::missing);
+            continue;
+          }
+          if (in_cr[h] + missing > safe_calls) {
+            int64_t* const Cwh = Cw + h * r_size;
+            if (!wide[h]) std::memset(Cwh, 0, static_cast<size_t>(r_size * 8)), wide[h] = true;
+            for (int64_t e = 0; e < r_size; ++e) Cwh[e] += Crh[e], Crh[e] = 0;
+            in_cr[h] = 0;
+          }
+          in_cr[h] += missing;
+          zl_sparse_missing(masks, nst * zl_tiles * 16, st0, d, lists, list_length, listed, Crh);
           prof.clock.lap(&amx_stage_times::missing);
-          continue;
         }
-        if (in_cr + missing > safe_calls) {
-          for (int64_t e = 0; e < zl_block * d.row_width; ++e) Cw[e] += Cr[e], Cr[e] = 0;
-          in_cr = 0;
-        }
-        in_cr += missing;
-        // The calls listed by sample (a full list is summed at once), then each sample's pair rows
-        // summed in registers: one read-modify-write of its sums per chunk instead of one per call.
-        // A tile row's mask holds 16 samples × 4 variants (bit 4c + t).
-        std::fill_n(listed, zl_block, 0);
-        for (int64_t row = 0; row < nst * zl_tiles * 16; ++row) {  // row = (s · zl_tiles + xt) · 16 + r
-          const int64_t v0 = (st0 + row / (zl_tiles * 16)) * step + 4 * (row % 16), first = row / 16 % zl_tiles * 16;
-          for (uint64_t m = masks[row]; m; m &= m - 1) {
-            const int bit = __builtin_ctzll(m);
-            const int64_t i = first + bit / 4;
-            int32_t* list = lists + i * list_length;
-            list[listed[i]++] = static_cast<int32_t>(v0 + bit % 4);
-            if (listed[i] == list_length) {
-              sum_missing_pairs(d.pairs, d.row_width, list, listed[i], Cr + i * d.row_width);
-              listed[i] = 0;
-            }
-          }
-        }
-        for (int64_t i = 0; i < zl_block; ++i)
-          if (listed[i] > 0) sum_missing_pairs(d.pairs, d.row_width, lists + i * list_length, listed[i], Cr + i * d.row_width);
-        prof.clock.lap(&amx_stage_times::missing);
       }
-      for (int64_t i = i0; i < std::min(n, i0 + zl_block); ++i) {
-        const int64_t xt = (i - i0) / 16, q = (i - i0) % 16;
-        for (int64_t c = 0; c < l; ++c) {
-          long long v[D];
-          for (int s = 0; s < D; ++s) {
-            const int64_t dc = D * c + s;
-            v[s] = static_cast<long long>(C[((dc / 16 * zl_tiles + xt) * 16 + dc % 16) * 16 + q]) - d.sums[dc];
+      for (int64_t h = 0; h < nb; ++h) {
+        const int64_t i0 = (b0 + h) * zl_block;
+        const int32_t* const Ch = C + h * c_size;
+        const int32_t* const Crh = Cr + h * r_size;
+        const int64_t* const Cwh = Cw + h * r_size;
+        for (int64_t i = i0; i < std::min(n, i0 + zl_block); ++i) {
+          const int64_t xt = (i - i0) / 16, q = (i - i0) % 16;
+          for (int64_t c = 0; c < l; ++c) {
+            long long v[D];
+            for (int s = 0; s < D; ++s) {
+              const int64_t dc = D * c + s;
+              v[s] = static_cast<long long>(Ch[((dc / 16 * zl_tiles + xt) * 16 + dc % 16) * 16 + q]) - d.sums[dc];
+            }
+            const int64_t at = (i - i0) * d.row_width;
+            for (int k = 0; k < 4; ++k) v[2 * k + 1] += Crh[at + k * l + c] + (wide[h] ? Cwh[at + k * l + c] : 0);
+            const double y = detail::base128_combine(v, d.weights[c]);
+            double& o = Y[i * ld_y + c];
+            o = beta == 0 ? y : y + beta * o;
           }
-          const int64_t at = (i - i0) * d.row_width;
-          for (int k = 0; k < 4; ++k) v[2 * k + 1] += Cr[at + k * l + c] + Cw[at + k * l + c];
-          const double y = detail::base128_combine(v, d.weights[c]);
-          double& o = Y[i * ld_y + c];
-          o = beta == 0 ? y : y + beta * o;
         }
       }
       prof.clock.lap(&amx_stage_times::finish);
@@ -771,9 +833,7 @@ void gemm_transposed_amx(const executor& exec, const variant_major_view& g, cons
           missing_tiles(masks, nst * zt_block, miss);
           tile_products<false>(miss, zt_tiles * tile, zt_tiles, d.x + st0 * bs, bs, d.tiles, nst, Cm);
         } else {
-          for (int64_t q = 0; q < zt_block; ++q)  // variant j0 + q
-            missing_row_sums(d.rows + st0 * step * d.row_width, d.row_width, masks + q, zt_block, nst,
-                             Cr + q * d.row_width);
+          zt_sparse_missing(masks, nst, d, st0, Cr);
         }
         prof.clock.lap(&amx_stage_times::missing);
       }
