@@ -16,14 +16,12 @@
 //   the missing calls' term goes to its own accumulators (it is weighted by 2p_j per row): the
 //   missing rows of each variant's missing samples summed in registers, or (above ~2 %) the
 //   Miss·Λ̃ tile product.
-// Missing rows: the sparse sums read each value's 8 digits as fewer, wider integers that go into
-// the digit sums exactly (the same integer sums as one add per digit):
-//   Zᵀ·Λ̃ (summed per variant in registers): two int64, hi = digits 0-3 and lo = digits 4-7 as
-//     base-128 numbers (|hi|, |lo| < 2^28), into digit sums 3 and 7: l / 4 int64 adds per call
-//     against l / 2 int8 → int32 conversions and adds;
-//   Z·Λ (added to each sample's sums in memory, whose size sets the cost): four int16 pairs
-//     128 d_2k + d_2k+1 (|pair| ≤ 8,256), into int32 sums and then digit sums 1, 3, 5, 7: half the
-//     conversions and adds, and half the accumulator bytes, of one int32 sum per digit.
+// Missing rows: the sparse sums read each value's 8 digits as four int16 pairs 128 d_2k + d_2k+1
+// (|pair| ≤ 8,256), summed into int32 and then into digit sums 1, 3, 5, 7 (the same integer sums
+// as one add per digit): half the conversions and adds of one int32 sum per digit, and 8 bytes a
+// value, which is what a call costs, as its row is read from L2 (Zᵀ·Λ̃ at l = 32: the int64 halves
+// of digits 0-3 and 4-7 this replaced read 16 bytes a value and took ~1.4× as long). Z·Λ adds
+// them to each sample's sums per chunk, Zᵀ·Λ̃ sums each variant's in registers.
 // Register use (8 tiles): 2 × 2 accumulators, 2 A, 2 B; every chunk's A and B tiles are read
 // from L2 by all accumulator pairs. The digits and their exact column sums are those of
 // core/base128_digits.hpp, so the error bound is the CUDA route's.
@@ -289,11 +287,9 @@ struct digit_tiles {
   int64_t width = 0;     // digit columns with the padding of the last tile (16 · tiles)
   uint8_t* x = nullptr;  // thread scratch of the calling thread
   uint8_t* m = nullptr;  // Z·Λ's D digits (null for Zᵀ·Λ̃)
-  // Missing rows of the last set (above), for the sparse missing-call terms, row_width entries
-  // per reduction item (zero padding at the end):
-  //   Zᵀ·Λ̃ (rows, Λ̃ of each sample): hi of column c at c, lo at l + c; width a multiple of 8;
-  //   Z·Λ (pairs, D of each variant): pair k of column c at k · l + c; width a multiple of 16.
-  int64_t* rows = nullptr;
+  // Missing rows of the last set (above: Λ̃ of each sample, D of each variant), for the sparse
+  // missing-call terms, row_width entries per reduction item, pair k of column c at k · l + c
+  // (zero padding to a multiple of 16).
   int16_t* pairs = nullptr;
   int64_t row_width = 0;
   std::vector<int> exponent;                        // per column
@@ -302,7 +298,7 @@ struct digit_tiles {
 };
 
 int digit_tile_count(int64_t l) { return static_cast<int>((l * D + 15) / 16); }
-static_assert(D == 8, "missing rows split the digits 4 + 4 or 2 + 2 + 2 + 2");
+static_assert(D == 8, "missing rows pair the digits 2 + 2 + 2 + 2");
 
 // base128_split of 8 values at once: the same operations lane by lane, so the same digits.
 PMX_VBMI inline void split8(__m512d v, __m512d scale, __m512d (&d)[D]) {
@@ -329,13 +325,8 @@ PMX_VBMI digit_tiles make_digits(int64_t items, int64_t l, int threads, Values v
   d.width = int64_t{d.tiles} * 16;
   d.x = scratch<uint8_t>(slot_digits, d.steps * d.tiles * tile, false);
   if (Sets == 2) d.m = scratch<uint8_t>(slot_digits_m, d.steps * d.tiles * tile, false);
-  if constexpr (Sets == 2) {
-    d.row_width = (4 * l + 15) / 16 * 16;
-    d.pairs = scratch<int16_t>(slot_rows, d.steps * step * d.row_width, false);
-  } else {
-    d.row_width = (2 * l + 7) / 8 * 8;
-    d.rows = scratch<int64_t>(slot_rows, d.steps * step * d.row_width, false);
-  }
+  d.row_width = (4 * l + 15) / 16 * 16;
+  d.pairs = scratch<int16_t>(slot_rows, d.steps * step * d.row_width, false);
   const int64_t groups = d.steps * step / 8;
   std::vector<double> mx(static_cast<size_t>(l), 0.0);
 #pragma omp parallel num_threads(threads)
@@ -364,16 +355,12 @@ PMX_VBMI digit_tiles make_digits(int64_t items, int64_t l, int threads, Values v
   {
     std::vector<double> sums(static_cast<size_t>(8 * D * l), 0.0);  // lane sums per digit column
     const __m128i zero = _mm_setzero_si128();
-    const __m512i row_starts = _mm512_mullo_epi64(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(d.row_width));
 #pragma omp for schedule(static)
     for (int64_t gi = 0; gi < groups; ++gi) {
       const int64_t i0 = 8 * gi;
-      int64_t* rows = Sets == 1 ? d.rows + i0 * d.row_width : nullptr;
-      int16_t* pairs = Sets == 2 ? d.pairs + i0 * d.row_width : nullptr;
-      for (int j = 0; j < 8; ++j) {  // padding
-        if constexpr (Sets == 1) _mm512_store_si512(rows + (j + 1) * d.row_width - 8, _mm512_setzero_si512());
-        else _mm256_storeu_si256(reinterpret_cast<__m256i*>(pairs + (j + 1) * d.row_width - 16), _mm256_setzero_si256());
-      }
+      int16_t* pairs = d.pairs + i0 * d.row_width;
+      for (int j = 0; j < 8; ++j)  // padding
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(pairs + (j + 1) * d.row_width - 16), _mm256_setzero_si256());
       for (int64_t c = 0; c < l; ++c) {
         __m512d v[Sets];
         values(i0, c, v);
@@ -390,12 +377,7 @@ PMX_VBMI digit_tiles make_digits(int64_t items, int64_t l, int threads, Values v
           }
           // The missing rows (exact: small integers in double).
           const __m512d radix = _mm512_set1_pd(128.0);
-          if constexpr (Sets == 1) {
-            __m512d hi = dg[0], lo = dg[4];
-            for (int s = 1; s < 4; ++s) hi = _mm512_fmadd_pd(hi, radix, dg[s]), lo = _mm512_fmadd_pd(lo, radix, dg[4 + s]);
-            _mm512_i64scatter_epi64(rows + c, row_starts, _mm512_cvtpd_epi64(hi), 8);
-            _mm512_i64scatter_epi64(rows + l + c, row_starts, _mm512_cvtpd_epi64(lo), 8);
-          } else if (set == 1) {
+          if (set == Sets - 1) {
             for (int k = 0; k < 4; ++k) {
               alignas(16) int16_t p[8];
               _mm_store_si128(reinterpret_cast<__m128i*>(p),
@@ -503,44 +485,45 @@ PMX_VBMI void sum_missing_pairs(const int16_t* pairs, int64_t width, const int32
   }
 }
 
-// Zᵀ·Λ̃'s missing-call term of one variant in a chunk, 8G entries of the missing rows: the rows of
+// Zᵀ·Λ̃'s missing-call term of one variant in a chunk, 16G entries of the pair rows: the rows of
 // its missing samples (bit b of masks[s · stride] = sample 64 s + b of the chunk, whose row starts
-// at rows + (64 s + b) · width) summed in registers, then added to acc. Only the steps whose mask
+// at pairs + (64 s + b) · width) summed in registers, then added to acc. Only the steps whose mask
 // has calls are visited (bit s of `steps_with_calls`; see zl_sparse_missing for why).
 template <int G>
-PMX_VBMI inline void missing_row_sums(const int64_t* rows, int64_t width, const uint64_t* masks, int64_t stride,
-                                      uint64_t steps_with_calls, int64_t* acc) {
+PMX_VBMI inline void missing_pair_sums(const int16_t* pairs, int64_t width, const uint64_t* masks, int64_t stride,
+                                       uint64_t steps_with_calls, int32_t* acc) {
   __m512i a[G];
   for (int g = 0; g < G; ++g) a[g] = _mm512_setzero_si512();
   for (uint64_t st = steps_with_calls; st; st &= st - 1) {
     const int64_t s = __builtin_ctzll(st);
     uint64_t m = masks[s * stride];
     do {
-      const int64_t* r = rows + (64 * s + __builtin_ctzll(m)) * width;
-      for (int g = 0; g < G; ++g) a[g] = _mm512_add_epi64(a[g], _mm512_load_si512(r + 8 * g));
+      const int16_t* r = pairs + (64 * s + __builtin_ctzll(m)) * width;
+      for (int g = 0; g < G; ++g)
+        a[g] = _mm512_add_epi32(a[g], _mm512_cvtepi16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(r + 16 * g))));
     } while (m &= m - 1);
   }
-  for (int g = 0; g < G; ++g) _mm512_store_si512(acc + 8 * g, _mm512_add_epi64(_mm512_load_si512(acc + 8 * g), a[g]));
+  for (int g = 0; g < G; ++g) _mm512_store_si512(acc + 16 * g, _mm512_add_epi32(_mm512_load_si512(acc + 16 * g), a[g]));
 }
 
-PMX_VBMI void missing_row_sums(const int64_t* rows, int64_t width, const uint64_t* masks, int64_t stride,
-                               uint64_t steps_with_calls, int64_t* acc) {
-  for (int64_t e = 0; e < width; e += 64) {
-    switch (std::min<int64_t>(64, width - e) / 8) {
-      case 1: missing_row_sums<1>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 2: missing_row_sums<2>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 3: missing_row_sums<3>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 4: missing_row_sums<4>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 5: missing_row_sums<5>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 6: missing_row_sums<6>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 7: missing_row_sums<7>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
-      default: missing_row_sums<8>(rows + e, width, masks, stride, steps_with_calls, acc + e); break;
+PMX_VBMI void missing_pair_sums(const int16_t* pairs, int64_t width, const uint64_t* masks, int64_t stride,
+                                uint64_t steps_with_calls, int32_t* acc) {
+  for (int64_t e = 0; e < width; e += 128) {
+    switch (std::min<int64_t>(128, width - e) / 16) {
+      case 1: missing_pair_sums<1>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 2: missing_pair_sums<2>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 3: missing_pair_sums<3>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 4: missing_pair_sums<4>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 5: missing_pair_sums<5>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 6: missing_pair_sums<6>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 7: missing_pair_sums<7>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
+      default: missing_pair_sums<8>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
     }
   }
 }
 
 // Zᵀ·Λ̃'s sparse missing-call term of a chunk of one block (masks [step][variant], zt_block per step).
-PMX_VBMI void zt_sparse_missing(const uint64_t* masks, int64_t nst, const digit_tiles& d, int64_t st0, int64_t* Cr) {
+PMX_VBMI void zt_sparse_missing(const uint64_t* masks, int64_t nst, const digit_tiles& d, int64_t st0, int32_t* Cr) {
   static_assert(zt_block % 8 == 0 && zt_chunk <= 64, "steps_with_calls: 8 variants per vector, a bit per step");
   alignas(64) uint64_t steps_with_calls[zt_block];
   for (int64_t q0 = 0; q0 < zt_block; q0 += 8) {
@@ -553,8 +536,8 @@ PMX_VBMI void zt_sparse_missing(const uint64_t* masks, int64_t nst, const digit_
   }
   for (int64_t q = 0; q < zt_block; ++q)  // variant j0 + q
     if (steps_with_calls[q])
-      missing_row_sums(d.rows + st0 * step * d.row_width, d.row_width, masks + q, zt_block, steps_with_calls[q],
-                       Cr + q * d.row_width);
+      missing_pair_sums(d.pairs + st0 * step * d.row_width, d.row_width, masks + q, zt_block, steps_with_calls[q],
+                        Cr + q * d.row_width);
 }
 
 // Z·Λ's sparse missing-call term of a chunk of one block: the calls listed by sample (a full list
@@ -626,10 +609,11 @@ struct digit_table {
 // s_j (A − 2p_j B) + β W, A and B from the digit sums as base128_combine does them (smallest digit
 // first; each product is exact, so the fused multiply-adds round as its additions do):
 //   A: digit s of column c at C[tile (vt, c / 2), row r, 8 (c % 2) + s];
-//   B: the digit sums of Λ̃ less the missing calls' (Cm at the same place; hi / lo of the missing
-//      rows, rm[c] and rm[l + c], at digits 3 and 7).
-PMX_VBMI void zt_finish_row(const int32_t* C, const int32_t* Cm, int tiles, int64_t vt, int64_t r, const int64_t* rm,
-                            const digit_table& t, int64_t l, double sj, double two_p, double beta, double* W) {
+//   B: the digit sums of Λ̃ less the missing calls' (Cm at the same place; pair k of the missing
+//      rows, pr[k · l + c] in int32 plus pw[k · l + c] in int64 if pw is not null, at digit 2k + 1).
+PMX_VBMI void zt_finish_row(const int32_t* C, const int32_t* Cm, int tiles, int64_t vt, int64_t r, const int32_t* pr,
+                            const int64_t* pw, const digit_table& t, int64_t l, double sj, double two_p, double beta,
+                            double* W) {
   const int64_t lp = t.lp;
   const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   for (int64_t c0 = 0; c0 < l; c0 += 8) {
@@ -645,8 +629,11 @@ PMX_VBMI void zt_finish_row(const int32_t* C, const int32_t* Cm, int tiles, int6
       const __m256i x = _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), live, at, C, 4);
       const __m256i m = _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), live, at, Cm, 4);
       __m512i called = _mm512_sub_epi64(_mm512_loadu_si512(&t.sums[s * lp + c0]), _mm512_cvtepi32_epi64(m));
-      if (s == 3) called = _mm512_sub_epi64(called, _mm512_maskz_loadu_epi64(live, rm + c0));
-      if (s == 7) called = _mm512_sub_epi64(called, _mm512_maskz_loadu_epi64(live, rm + l + c0));
+      if (s % 2 == 1) {
+        const int64_t at = s / 2 * l + c0;
+        called = _mm512_sub_epi64(called, _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(live, pr + at)));
+        if (pw) called = _mm512_sub_epi64(called, _mm512_maskz_loadu_epi64(live, pw + at));
+      }
       const __m512d w = _mm512_loadu_pd(&t.weights[s * lp + c0]);
       a = _mm512_fmadd_pd(_mm512_cvtepi32_pd(x), w, a);
       b = _mm512_fmadd_pd(_mm512_cvtepi64_pd(called), w, b);
@@ -813,13 +800,19 @@ void gemm_transposed_amx(const executor& exec, const variant_major_view& g, cons
     const auto [x, miss, masks] = chunk_buffers(chunk_rows);
     int32_t* C = scratch<int32_t>(slot_acc, zt_tiles * d.tiles * 256);
     int32_t* Cm = scratch<int32_t>(slot_acc_m, zt_tiles * d.tiles * 256);  // dense chunks: [vt][dt][r][16]
-    int64_t* Cr = scratch<int64_t>(slot_acc_r, zt_block * d.row_width);    // sparse chunks: [variant][row]
+    // Sparse chunks, [variant][pair row]: int32 sums of |pair| ≤ 8,256 are safe for 260,000 calls,
+    // so they move to int64 (Cw, cleared on first use) before the samples summed could pass that.
+    int32_t* Cr = scratch<int32_t>(slot_acc_r, zt_block * d.row_width);
+    int64_t* Cw = scratch<int64_t>(slot_acc_w, zt_block * d.row_width, false);
+    constexpr int64_t safe_calls = 260'000;
 #pragma omp for schedule(dynamic, 1)
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t j0 = b * zt_block;
       std::memset(C, 0, static_cast<size_t>(zt_tiles * d.tiles * tile));
       std::memset(Cm, 0, static_cast<size_t>(zt_tiles * d.tiles * tile));
-      std::memset(Cr, 0, static_cast<size_t>(zt_block * d.row_width * 8));
+      std::memset(Cr, 0, static_cast<size_t>(zt_block * d.row_width * 4));
+      int64_t in_cr = 0;  // samples whose missing calls were summed in Cr since it last moved to Cw
+      bool wide = false;  // Cw in use
       prof.clock.lap(&amx_stage_times::finish);
       for (int64_t st0 = 0; st0 < d.steps; st0 += zt_chunk) {
         const int64_t nst = std::min(zt_chunk, d.steps - st0);
@@ -833,14 +826,21 @@ void gemm_transposed_amx(const executor& exec, const variant_major_view& g, cons
           missing_tiles(masks, nst * zt_block, miss);
           tile_products<false>(miss, zt_tiles * tile, zt_tiles, d.x + st0 * bs, bs, d.tiles, nst, Cm);
         } else {
+          if (in_cr + nst * step > safe_calls) {
+            if (!wide) std::memset(Cw, 0, static_cast<size_t>(zt_block * d.row_width * 8)), wide = true;
+            for (int64_t e = 0; e < zt_block * d.row_width; ++e) Cw[e] += Cr[e], Cr[e] = 0;
+            in_cr = 0;
+          }
+          in_cr += nst * step;
           zt_sparse_missing(masks, nst, d, st0, Cr);
         }
         prof.clock.lap(&amx_stage_times::missing);
       }
       for (int64_t j = j0; j < std::min(k, j0 + zt_block); ++j) {
         const double sj = centring.scale.empty() ? 1.0 : centring.scale[j], two_p = 2.0 * centring.p[j];
-        zt_finish_row(C, Cm, d.tiles, (j - j0) / 16, (j - j0) % 16, Cr + (j - j0) * d.row_width, by_digit, l, sj,
-                      two_p, beta, W + j * ld_w);
+        const int64_t at = (j - j0) * d.row_width;
+        zt_finish_row(C, Cm, d.tiles, (j - j0) / 16, (j - j0) % 16, Cr + at, wide ? Cw + at : nullptr, by_digit, l,
+                      sj, two_p, beta, W + j * ld_w);
       }
       prof.clock.lap(&amx_stage_times::finish);
     }

@@ -4,8 +4,8 @@
 // products on the AMX tiles (TDPBSUD / TDPBUSD, 16 × 16 × 64 per instruction) and the 2-bit codes
 // turned into tile bytes by AVX-512 VBMI byte permutes and multishifts. Same error bound as the
 // CUDA route (genotype_gemm.hpp). Missing calls: per chunk either a second tile product or, below
-// ~2 % of the calls, sparse sums of each missing call's digits, read as wider exact integers
-// (int64 halves or int16 pairs of digits; cpu_amx.cpp).
+// ~2 % of the calls, sparse sums of each missing call's digits, read as int16 pairs of digits
+// (exact; cpu_amx.cpp).
 //
 // Measured (bench_gemm, 10,000 × 50,000, 1 % missing, 2 threads of the dev VM; RESULTS.md): the
 // tile products run at the L2 rate of the tiles (~27 ns per 16×16×64 product with 2 × 2
