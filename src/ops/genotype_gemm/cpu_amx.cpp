@@ -7,6 +7,7 @@
 //       block of 256 samples and chunk of 1,024 variants from the .bed rows: 4 rows' words are
 //       transposed (dword unpacks) and each 16-byte group spread to 64 bytes (VBMI permute +
 //       multishift, then a 4-entry shuffle table for the dosage; the missing calls as a mask).
+//       A thread takes up to 4 blocks at a time, chunk by chunk (gemm_amx).
 //   The missing calls' term: below ~2 % of a chunk's calls, the D row of each missing call added
 //   to its sample's sums (missing rows, below); else the Miss·D tile product (tiles made from the
 //   masks), into the same accumulators: SΛ and D share each column's exponent, as on cuda.

@@ -7,12 +7,12 @@
 // ~2 % of the calls, sparse sums of each missing call's digits, read as int16 pairs of digits
 // (exact; cpu_amx.cpp).
 //
-// Measured (bench_gemm, 10,000 × 50,000, 1 % missing, 2 threads of the dev VM; RESULTS.md): the
-// tile products run at the L2 rate of the tiles (~27 ns per 16×16×64 product with 2 × 2
-// accumulators, against ~17 ns with register operands) and take about half of the time at l = 32;
-// the rest is the decode of the 2-bit codes, the missing-call terms and the digits. Both products
-// beat the table kernels at every width (Zᵀ·Λ̃ 1.5–3×, Z·Λ 1.1–1.7×), so genotype_gemm.cpp sends
-// every product of a normwise operand here when the CPU can run it.
+// Measured (bench_gemm, 10,000 × 50,000, 1 % missing, 2 threads; RESULTS.md): the tile products
+// run at about the rate of the loop with its operands as used (bench_amx_tiles: ~16 ns per
+// 16×16×64 product on the device host against ~12 ns with everything in L2) and take about half
+// of the time at l = 32; the rest is the decode of the 2-bit codes, the missing-call terms and the
+// digits. Both products beat the table kernels at every width (Zᵀ·Λ̃ 1.5–3×, Z·Λ 1.1–1.7×), so
+// genotype_gemm.cpp sends every product of a normwise operand here when the CPU can run it.
 #pragma once
 #include <cstdint>
 
