@@ -133,7 +133,9 @@ TEST(CudaGrmPcs, SimulatedStructuredMatchesCpu) {
   for (int q = 0; q < 10; ++q) {
     EXPECT_NEAR(g.values[q], c.values[q], 1e-12 * c.values[0]) << q;
     const double gap = std::min(q ? c.values[q - 1] - c.values[q] : INFINITY, q < 9 ? c.values[q] - c.values[q + 1] : INFINITY);
-    if (gap > 1e-3 * c.values[0]) EXPECT_GE(abs_cos(g.vectors.data() + q * n, c.vectors.data() + q * n, n), 1 - 1e-8) << q;
+    if (gap > 1e-3 * c.values[0]) {
+      EXPECT_GE(abs_cos(g.vectors.data() + q * n, c.vectors.data() + q * n, n), 1 - 1e-8) << q;
+    }
   }
 }
 
@@ -157,7 +159,9 @@ TEST(CudaGrmPcs, MiceVanRadenMatchesCpu) {
   for (int k = 0; k < 10; ++k) {
     EXPECT_NEAR(g.values[k], c.values[k], 1e-12 * c.values[0]) << k;
     const double gap = std::min(k ? c.values[k - 1] - c.values[k] : INFINITY, k < 9 ? c.values[k] - c.values[k + 1] : INFINITY);
-    if (gap > 1e-4 * c.values[0]) EXPECT_GE(abs_cos(g.vectors.data() + k * n, c.vectors.data() + k * n, n), 1 - 1e-10) << k;
+    if (gap > 1e-4 * c.values[0]) {
+      EXPECT_GE(abs_cos(g.vectors.data() + k * n, c.vectors.data() + k * n, n), 1 - 1e-10) << k;
+    }
   }
 }
 

@@ -76,7 +76,7 @@ double check_against_oracle(const pedigree& ped, const std::vector<int64_t>& g, 
   // Each operator with its level-scheduled sweeps, then with cholmod_solve2.
   for (genotyped_a_inverse* op : {&from_ainv, &from_ped, &from_ainv, &from_ped}) {
     const bool second_pass = op->solve_levels() == 0 && op->nongenotyped() > 0;
-    if (!second_pass && op->nongenotyped() > 0) EXPECT_GT(op->solve_levels(), 0);
+    if (!second_pass && op->nongenotyped() > 0) { EXPECT_GT(op->solve_levels(), 0); }
     SCOPED_TRACE(second_pass ? "cholmod_solve2" : "level-scheduled sweeps");
     EXPECT_EQ(op->size(), k);
     EXPECT_EQ(op->genotyped(), g);

@@ -204,7 +204,7 @@ TEST(GrmPcs, GblupPcsMatchLapackAndLeaveGebvUnchanged) {
     std::vector<double> v(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       ASSERT_EQ(vec[i].size(), 8u);
-      if (c == 0) EXPECT_EQ(vec[i][1], fam[i][1]);
+      if (c == 0) { EXPECT_EQ(vec[i][1], fam[i][1]); }
       v[i] = std::stod(vec[i][2 + c]);
     }
     EXPECT_GE(abs_cos(v.data(), u.data() + c * n, n), 1 - 1e-9) << c;

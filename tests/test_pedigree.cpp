@@ -76,7 +76,7 @@ void expect_ainv_matches_dense(const pedigree& ped, double tol) {
   for (int64_t r = 0; r < n; ++r)
     for (int64_t k = Ainv.row_start[r]; k < Ainv.row_start[r + 1]; ++k) {
       ASSERT_LE(Ainv.col[k], r);
-      if (k > Ainv.row_start[r]) ASSERT_LT(Ainv.col[k - 1], Ainv.col[k]);
+      if (k > Ainv.row_start[r]) { ASSERT_LT(Ainv.col[k - 1], Ainv.col[k]); }
     }
 }
 
@@ -368,7 +368,7 @@ TEST(PedigreeFile, FormatsOfTheSharedData) {
   for (const char* f : {"synbreed_cattle/cattle_pedigree.csv", "pedigreemm_milk/pedCows.csv",
                         "pedigreemm_milk/pedSires.csv"}) {
     const std::string p = test::data_file(f);
-    if (!p.empty()) EXPECT_NO_THROW(expect_parents_first(read_pedigree_file(p))) << f;
+    if (!p.empty()) { EXPECT_NO_THROW(expect_parents_first(read_pedigree_file(p))) << f; }
   }
 }
 

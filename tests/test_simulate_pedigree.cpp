@@ -68,9 +68,9 @@ TEST(SimulatePedigree, GenotypedSetRecordsAndFounderVariance) {
   std::vector<char> typed(d.id.size(), 0);
   for (int64_t a : d.genotyped) typed[a] = 1;
   for (size_t a = 0; a < d.id.size(); ++a) {
-    if (d.sire[a] >= 0) EXPECT_TRUE(typed[d.sire[a]]) << "sire " << d.id[d.sire[a]] << " not genotyped";
-    if (d.sire[a] >= 0) EXPECT_LT(d.generation[d.sire[a]], d.generation[a]);
-    if (d.dam[a] >= 0) EXPECT_LT(d.generation[d.dam[a]], d.generation[a]);
+    if (d.sire[a] >= 0) { EXPECT_TRUE(typed[d.sire[a]]) << "sire " << d.id[d.sire[a]] << " not genotyped"; }
+    if (d.sire[a] >= 0) { EXPECT_LT(d.generation[d.sire[a]], d.generation[a]); }
+    if (d.dam[a] >= 0) { EXPECT_LT(d.generation[d.dam[a]], d.generation[a]); }
     if (d.herd[a] > 0) {
       EXPECT_EQ(d.sex[a], 2);
       EXPECT_LT(d.generation[a], p.n_generations);

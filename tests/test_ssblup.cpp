@@ -442,7 +442,7 @@ TEST(SsblupPcg, ObserverSeesEveryIteration) {
   for (size_t i = 0; i < seen.size(); ++i) {
     EXPECT_EQ(seen[i].iteration, s.pcg.history[i].iteration);
     EXPECT_EQ(seen[i].relative_residual, s.pcg.history[i].relative_residual);
-    if (i > 0) EXPECT_GE(gsec[i], gsec[i - 1]);
+    if (i > 0) { EXPECT_GE(gsec[i], gsec[i - 1]); }
   }
   EXPECT_GT(gsec.back(), 0.0);
 }

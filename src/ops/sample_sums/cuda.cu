@@ -20,7 +20,6 @@ using namespace cuda_detail;
 namespace {
 constexpr int64_t pad256(int64_t x) { return (x + 255) / 256 * 256; }
 constexpr int64_t pad32(int64_t x) { return (x + 31) / 32 * 32; }
-constexpr int64_t pad512(int64_t x) { return (x + 511) / 512 * 512; }
 constexpr int row_sum_slices = 64;
 
 // part[slice][i] = Σ over the slice's variants l of tables[4 l + code(i, l)], 4 samples per thread.
