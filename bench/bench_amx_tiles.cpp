@@ -1,6 +1,6 @@
-// Ceiling of the AMX-INT8 tile products of the cpu genotype products (cpu_amx.cpp): nanoseconds
-// per 16 × 16 × 64 product (one TDPBSUD) for the same loop (2 × 2 accumulators, operand tiles
-// loaded every step, accumulators loaded and stored per chunk), with the operands as hot as
+// Ceiling of the AMX-INT8 tile products of the cpu genotype products: nanoseconds per 16 × 16 × 64
+// product (one TDPBSUD) of their own loop (amx_tile_products.hpp: 2 × 2 accumulators, operand
+// tiles loaded every step, accumulators loaded and stored per chunk), with the operands as hot as
 // wanted. Each thread runs its own copy on its own buffers, so that two threads show whether two
 // cores have a tile unit each.
 //
@@ -11,8 +11,8 @@
 //   as used:   A read from a 49-chunk buffer (from memory, as the digit tiles of a call are),
 //              B written before each chunk (as the decode writes the dosage tiles), C cycled over
 //              4 blocks (as Z·Λ's group of 4 sample blocks).
-// --a-tiles 16 is Z·Λ's 8 · 32 digit columns at l = 32 (and 4 or 6 about l = 10), --b-tiles 16
-// its 256-sample block.
+// --a-tiles 16 and 5 are Z·Λ's digit tiles at l = 32 and 10 (8 digit columns per column of Λ),
+// --b-tiles 16 its 256-sample block.
 // Prints the fastest round of each (the hot rate is a ceiling; medians would add the noise of a
 // shared machine).
 #include <immintrin.h>
@@ -30,10 +30,11 @@
 
 #include "core/amx_tiles.hpp"
 #include "core/cpu_dispatch.hpp"
+#include "ops/genotype_gemm/amx_tile_products.hpp"
 
 namespace {
 
-constexpr int64_t tile = 1024;
+constexpr int64_t tile = pmx::kernels::cpu::amx_tile_bytes;
 
 struct options {
   int a_tiles = 16, b_tiles = 16;
@@ -66,45 +67,11 @@ options parse(int argc, char** argv) {
       }
     } else usage();
   }
-  if (o.a_tiles < 2 || o.b_tiles < 2 || o.a_tiles % 2 || o.b_tiles % 2 || o.steps < 1 || o.rounds < 1) {
-    std::fprintf(stderr, "bench_amx_tiles: --a-tiles and --b-tiles must be even and ≥ 2, --steps and --rounds ≥ 1\n");
+  if (o.a_tiles < 1 || o.b_tiles < 1 || o.steps < 1 || o.rounds < 1) {
+    std::fprintf(stderr, "bench_amx_tiles: --a-tiles, --b-tiles, --steps and --rounds must be ≥ 1\n");
     std::exit(2);
   }
   return o;
-}
-
-// The 2 × 2 block of cpu_amx.cpp's tile_block (A signed, B unsigned).
-__attribute__((target("amx-tile,amx-int8"))) void tile_block(const uint8_t* A, int64_t as, const uint8_t* B, int64_t bs,
-                                                             int64_t steps, int32_t* C, int nb, int a0, int b0) {
-  int32_t* c0 = C + (int64_t{a0} * nb + b0) * 256;
-  int32_t* c1 = c0 + int64_t{nb} * 256;
-  _tile_loadd(0, c0, 64);
-  _tile_loadd(1, c0 + 256, 64);
-  _tile_loadd(2, c1, 64);
-  _tile_loadd(3, c1 + 256, 64);
-  for (int64_t s = 0; s < steps; ++s) {
-    const uint8_t* ap = A + s * as + a0 * tile;
-    const uint8_t* bp = B + s * bs + b0 * tile;
-    _tile_loadd(4, ap, 64);
-    _tile_loadd(6, bp, 64);
-    _tile_loadd(7, bp + tile, 64);
-    _tile_loadd(5, ap + tile, 64);
-    _tile_dpbsud(0, 4, 6);
-    _tile_dpbsud(1, 4, 7);
-    _tile_dpbsud(2, 5, 6);
-    _tile_dpbsud(3, 5, 7);
-  }
-  _tile_stored(0, c0, 64);
-  _tile_stored(1, c0 + 256, 64);
-  _tile_stored(2, c1, 64);
-  _tile_stored(3, c1 + 256, 64);
-}
-
-void chunk_products(const uint8_t* A, int na, const uint8_t* B, int nb, int64_t steps, int32_t* C) {
-  pmx::detail::amx_memory_barrier();
-  for (int a = 0; a < na; a += 2)
-    for (int b = 0; b < nb; b += 2) tile_block(A, na * tile, B, nb * tile, steps, C, nb, a, b);
-  pmx::detail::amx_memory_barrier();
 }
 
 struct free_deleter {
@@ -136,8 +103,10 @@ double rate(const options& o, int threads, bool as_used) {
       for (int64_t q = 0; q < chunks; ++q) {
         if (as_used)  // the decode's stores of the dosage tiles
           for (int64_t e = 0; e < b_chunk; e += 64) _mm_storeu_si128(reinterpret_cast<__m128i*>(B.get() + e), _mm_set1_epi8(char(q)));
-        chunk_products(A.get() + q / c_blocks % a_chunks * a_chunk, o.a_tiles, B.get(), o.b_tiles, o.steps,
-                       reinterpret_cast<int32_t*>(C.get() + q % c_blocks * c_block));
+        // Z·Λ's call: A the signed digit tiles, B the unsigned dosage tiles
+        pmx::kernels::cpu::tile_products<true>(A.get() + q / c_blocks % a_chunks * a_chunk, o.a_tiles * tile, o.a_tiles,
+                                               B.get(), o.b_tiles * tile, o.b_tiles, o.steps,
+                                               reinterpret_cast<int32_t*>(C.get() + q % c_blocks * c_block));
       }
       const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 #pragma omp critical

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "core/amx_tiles.hpp"
+#include "ops/genotype_gemm/amx_tile_products.hpp"
 #include "core/base128_digits.hpp"
 #include "core/cpu_dispatch.hpp"
 #include "ops/genotype_gemm/stage_clock.hpp"
@@ -53,7 +54,7 @@ namespace pmx::kernels::cpu {
 namespace {
 
 constexpr int D = detail::base128_digits;
-constexpr int64_t tile = 1024;  // bytes of an int8 tile (16 × 64) or an int32 tile (16 × 16)
+constexpr int64_t tile = amx_tile_bytes;
 constexpr int64_t step = 64;    // reduction items per tile product
 // Z·Λ blocks of 256 samples and chunks of 16 steps, with the next chunk's digit tiles prefetched
 // into L2: against 512 samples and 8 steps unprefetched, 20 % faster at l = 10 on the device host
@@ -224,61 +225,6 @@ PMX_VBMI int64_t zt_dosage_tiles(const variant_major_view& g, int64_t j0, int64_
     }
   }
   return missing;
-}
-
-// Accumulator tiles C[a][b] (row-major over na × nb tiles) += Σ_{s < steps} A[s · as + a KiB] ·
-// B[s · bs + b KiB] for a in [a0, a0 + MA), b in [b0, b0 + MB) (MA, MB ∈ {1, 2}): up to 2 × 2
-// accumulators (tiles 0-3), A in tiles 4-5, B in tiles 6-7. A signed (digits) and B unsigned
-// (dosages), or the other way round.
-template <bool a_signed, int MA, int MB>
-__attribute__((target("amx-tile,amx-int8"))) inline void tile_block(const uint8_t* A, int64_t as, const uint8_t* B,
-                                                                   int64_t bs, int64_t steps, int32_t* C, int nb,
-                                                                   int a0, int b0) {
-  int32_t* c0 = C + (int64_t{a0} * nb + b0) * 256;
-  int32_t* c1 = c0 + int64_t{nb} * 256;
-  _tile_loadd(0, c0, 64);
-  if constexpr (MB == 2) _tile_loadd(1, c0 + 256, 64);
-  if constexpr (MA == 2) _tile_loadd(2, c1, 64);
-  if constexpr (MA == 2 && MB == 2) _tile_loadd(3, c1 + 256, 64);
-  for (int64_t s = 0; s < steps; ++s) {
-    const uint8_t* ap = A + s * as + a0 * tile;
-    const uint8_t* bp = B + s * bs + b0 * tile;
-    _tile_loadd(4, ap, 64);
-    _tile_loadd(6, bp, 64);
-    if constexpr (MB == 2) _tile_loadd(7, bp + tile, 64);
-    if constexpr (MA == 2) _tile_loadd(5, ap + tile, 64);
-    if constexpr (a_signed) {
-      _tile_dpbsud(0, 4, 6);
-      if constexpr (MB == 2) _tile_dpbsud(1, 4, 7);
-      if constexpr (MA == 2) _tile_dpbsud(2, 5, 6);
-      if constexpr (MA == 2 && MB == 2) _tile_dpbsud(3, 5, 7);
-    } else {
-      _tile_dpbusd(0, 4, 6);
-      if constexpr (MB == 2) _tile_dpbusd(1, 4, 7);
-      if constexpr (MA == 2) _tile_dpbusd(2, 5, 6);
-      if constexpr (MA == 2 && MB == 2) _tile_dpbusd(3, 5, 7);
-    }
-  }
-  _tile_stored(0, c0, 64);
-  if constexpr (MB == 2) _tile_stored(1, c0 + 256, 64);
-  if constexpr (MA == 2) _tile_stored(2, c1, 64);
-  if constexpr (MA == 2 && MB == 2) _tile_stored(3, c1 + 256, 64);
-}
-
-// C (na × nb tiles) += Σ_s A[s] · B[s] over all tile pairs, 2 × 2 blocks and the odd row / column.
-template <bool a_signed>
-__attribute__((target("amx-tile,amx-int8"))) void tile_products(const uint8_t* A, int64_t as, int na, const uint8_t* B,
-                                                                int64_t bs, int nb, int64_t steps, int32_t* C) {
-  detail::amx_memory_barrier();
-  for (int a = 0; a < na; a += 2)
-    for (int b = 0; b < nb; b += 2) {
-      const bool two_a = a + 1 < na, two_b = b + 1 < nb;
-      if (two_a && two_b) tile_block<a_signed, 2, 2>(A, as, B, bs, steps, C, nb, a, b);
-      else if (two_a) tile_block<a_signed, 2, 1>(A, as, B, bs, steps, C, nb, a, b);
-      else if (two_b) tile_block<a_signed, 1, 2>(A, as, B, bs, steps, C, nb, a, b);
-      else tile_block<a_signed, 1, 1>(A, as, B, bs, steps, C, nb, a, b);
-    }
-  detail::amx_memory_barrier();
 }
 
 // Digit tiles of a product: 8 digits per column, digit column dc = 8c + s, 16 per tile.
@@ -457,68 +403,71 @@ PMX_VBMI digit_tiles zt_digits(const variant_major_view& g, int64_t l, const dou
   return make_digits<1>(g.n_samples, l, threads, zt_values{lambda, ld, g.n_samples}, zt_store{digit_tile_count(l)});
 }
 
-// acc[0 .. 16G) (int32) += Σ over the n variants in `vars` of their pair rows from `pairs`
-// (Z·Λ: one sample's missing calls in a chunk), summed in registers.
+// The missing calls' pair rows summed in registers, 16G entries of each row: add(at) adds the row
+// starting at pairs + at. (A function object: a lambda does not take the AVX-512 target.)
 template <int G>
-PMX_VBMI inline void sum_missing_pairs(const int16_t* pairs, int64_t width, const int32_t* vars, int n, int32_t* acc) {
+struct pair_row_sum {
+  const int16_t* pairs;
   __m512i a[G];
-  for (int g = 0; g < G; ++g) a[g] = _mm512_setzero_si512();
-  for (int q = 0; q < n; ++q) {
-    const int16_t* r = pairs + int64_t{vars[q]} * width;
+  PMX_VBMI void operator()(int64_t at) {
     for (int g = 0; g < G; ++g)
-      a[g] = _mm512_add_epi32(a[g], _mm512_cvtepi16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(r + 16 * g))));
+      a[g] = _mm512_add_epi32(
+          a[g], _mm512_cvtepi16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(pairs + at + 16 * g))));
   }
-  for (int g = 0; g < G; ++g) _mm512_store_si512(acc + 16 * g, _mm512_add_epi32(_mm512_load_si512(acc + 16 * g), a[g]));
-}
+};
 
-PMX_VBMI void sum_missing_pairs(const int16_t* pairs, int64_t width, const int32_t* vars, int n, int32_t* acc) {
-  for (int64_t e = 0; e < width; e += 128) {
-    switch (std::min<int64_t>(128, width - e) / 16) {
-      case 1: sum_missing_pairs<1>(pairs + e, width, vars, n, acc + e); break;
-      case 2: sum_missing_pairs<2>(pairs + e, width, vars, n, acc + e); break;
-      case 3: sum_missing_pairs<3>(pairs + e, width, vars, n, acc + e); break;
-      case 4: sum_missing_pairs<4>(pairs + e, width, vars, n, acc + e); break;
-      case 5: sum_missing_pairs<5>(pairs + e, width, vars, n, acc + e); break;
-      case 6: sum_missing_pairs<6>(pairs + e, width, vars, n, acc + e); break;
-      case 7: sum_missing_pairs<7>(pairs + e, width, vars, n, acc + e); break;
-      default: sum_missing_pairs<8>(pairs + e, width, vars, n, acc + e); break;
+// The rows of one sample's listed missing calls in a chunk (Z·Λ: variants `vars`).
+struct listed_rows {
+  const int32_t* vars;
+  int n;
+  int64_t width;
+  template <class Add>
+  PMX_VBMI void operator()(Add& add) const {
+    for (int q = 0; q < n; ++q) add(int64_t{vars[q]} * width);
+  }
+};
+
+// The rows of one variant's missing samples in a chunk (Zᵀ·Λ̃): bit b of masks[s · stride] is
+// sample 64 s + b of the chunk; only the steps with calls are visited (bit s of steps_with_calls;
+// see zl_sparse_missing for why).
+struct masked_rows {
+  const uint64_t* masks;
+  int64_t stride;
+  uint64_t steps_with_calls;
+  int64_t width;
+  template <class Add>
+  PMX_VBMI void operator()(Add& add) const {
+    for (uint64_t st = steps_with_calls; st; st &= st - 1) {
+      const int64_t s = __builtin_ctzll(st);
+      uint64_t m = masks[s * stride];
+      do add((64 * s + __builtin_ctzll(m)) * width);
+      while (m &= m - 1);
     }
   }
+};
+
+// acc[0 .. 16G) (int32) += the sum of the pair rows `rows` gives, entries [0, 16G) of each.
+template <int G, class Rows>
+PMX_VBMI inline void pair_row_sums(const int16_t* pairs, const Rows& rows, int32_t* acc) {
+  pair_row_sum<G> sum{pairs, {}};
+  for (int g = 0; g < G; ++g) sum.a[g] = _mm512_setzero_si512();
+  rows(sum);
+  for (int g = 0; g < G; ++g) _mm512_store_si512(acc + 16 * g, _mm512_add_epi32(_mm512_load_si512(acc + 16 * g), sum.a[g]));
 }
 
-// Zᵀ·Λ̃'s missing-call term of one variant in a chunk, 16G entries of the pair rows: the rows of
-// its missing samples (bit b of masks[s · stride] = sample 64 s + b of the chunk, whose row starts
-// at pairs + (64 s + b) · width) summed in registers, then added to acc. Only the steps whose mask
-// has calls are visited (bit s of `steps_with_calls`; see zl_sparse_missing for why).
-template <int G>
-PMX_VBMI inline void missing_pair_sums(const int16_t* pairs, int64_t width, const uint64_t* masks, int64_t stride,
-                                       uint64_t steps_with_calls, int32_t* acc) {
-  __m512i a[G];
-  for (int g = 0; g < G; ++g) a[g] = _mm512_setzero_si512();
-  for (uint64_t st = steps_with_calls; st; st &= st - 1) {
-    const int64_t s = __builtin_ctzll(st);
-    uint64_t m = masks[s * stride];
-    do {
-      const int16_t* r = pairs + (64 * s + __builtin_ctzll(m)) * width;
-      for (int g = 0; g < G; ++g)
-        a[g] = _mm512_add_epi32(a[g], _mm512_cvtepi16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(r + 16 * g))));
-    } while (m &= m - 1);
-  }
-  for (int g = 0; g < G; ++g) _mm512_store_si512(acc + 16 * g, _mm512_add_epi32(_mm512_load_si512(acc + 16 * g), a[g]));
-}
-
-PMX_VBMI void missing_pair_sums(const int16_t* pairs, int64_t width, const uint64_t* masks, int64_t stride,
-                                uint64_t steps_with_calls, int32_t* acc) {
+// acc[0 .. width) += the sum of the pair rows `rows` gives, up to 128 entries at a time.
+template <class Rows>
+PMX_VBMI void pair_row_sums(const int16_t* pairs, int64_t width, const Rows& rows, int32_t* acc) {
   for (int64_t e = 0; e < width; e += 128) {
     switch (std::min<int64_t>(128, width - e) / 16) {
-      case 1: missing_pair_sums<1>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 2: missing_pair_sums<2>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 3: missing_pair_sums<3>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 4: missing_pair_sums<4>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 5: missing_pair_sums<5>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 6: missing_pair_sums<6>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
-      case 7: missing_pair_sums<7>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
-      default: missing_pair_sums<8>(pairs + e, width, masks, stride, steps_with_calls, acc + e); break;
+      case 1: pair_row_sums<1>(pairs + e, rows, acc + e); break;
+      case 2: pair_row_sums<2>(pairs + e, rows, acc + e); break;
+      case 3: pair_row_sums<3>(pairs + e, rows, acc + e); break;
+      case 4: pair_row_sums<4>(pairs + e, rows, acc + e); break;
+      case 5: pair_row_sums<5>(pairs + e, rows, acc + e); break;
+      case 6: pair_row_sums<6>(pairs + e, rows, acc + e); break;
+      case 7: pair_row_sums<7>(pairs + e, rows, acc + e); break;
+      default: pair_row_sums<8>(pairs + e, rows, acc + e); break;
     }
   }
 }
@@ -537,8 +486,8 @@ PMX_VBMI void zt_sparse_missing(const uint64_t* masks, int64_t nst, const digit_
   }
   for (int64_t q = 0; q < zt_block; ++q)  // variant j0 + q
     if (steps_with_calls[q])
-      missing_pair_sums(d.pairs + st0 * step * d.row_width, d.row_width, masks + q, zt_block, steps_with_calls[q],
-                        Cr + q * d.row_width);
+      pair_row_sums(d.pairs + st0 * step * d.row_width, d.row_width,
+                    masked_rows{masks + q, zt_block, steps_with_calls[q], d.row_width}, Cr + q * d.row_width);
 }
 
 // Z·Λ's sparse missing-call term of a chunk of one block: the calls listed by sample (a full list
@@ -566,18 +515,20 @@ PMX_VBMI void zl_sparse_missing(const uint64_t* masks, int64_t rows, int64_t st0
         int32_t* list = lists + i * list_length;
         list[listed[i]++] = static_cast<int32_t>(v0 + bit % 4);
         if (listed[i] == list_length) {
-          sum_missing_pairs(d.pairs, d.row_width, list, listed[i], Cr + i * d.row_width);
+          pair_row_sums(d.pairs, d.row_width, listed_rows{list, listed[i], d.row_width}, Cr + i * d.row_width);
           listed[i] = 0;
         }
       } while (m &= m - 1);
     }
   }
   for (int64_t i = 0; i < zl_block; ++i)
-    if (listed[i] > 0) sum_missing_pairs(d.pairs, d.row_width, lists + i * list_length, listed[i], Cr + i * d.row_width);
+    if (listed[i] > 0)
+      pair_row_sums(d.pairs, d.row_width, listed_rows{lists + i * list_length, listed[i], d.row_width}, Cr + i * d.row_width);
 }
 
 // The missing-call terms of a chunk: one tile product per pair of tiles (about 30 ns each from L2)
-// against l / 4 int64 adds per missing call: the adds win below ~2 % missing calls.
+// against the pair-row adds of each missing call (l / 4 vectors): the adds win below ~2 % missing
+// calls.
 bool sparse_missing(int64_t missing, int64_t tile_products) { return static_cast<double>(missing) < 20.0 * tile_products; }
 
 // One thread's buffers for a chunk of `rows` tile rows: dosage tiles, missing-call tiles (dense
