@@ -1,9 +1,10 @@
-// Single-step models on the cuda executor against the cpu executor, same data: the genotype
-// products on the device-resident operand (sssnpblup, ssgtablup), G through the device products
-// and the dense Cholesky inverses on cuSOLVER (ssgblup), ssgtablup's C⁻¹ formed on the device and
-// applied as a resident operand. The cpu results are themselves checked against dense solves in
-// test_ssblup; here EBVs (and SNP effects) must agree to 1e-9 relative, 1 and 3 traits with
-// missing records, on both ssgtablup set-up branches (n_g > k_snp and n_g ≤ k_snp).
+// Single-step models on the cuda executor against the cpu executor, same data: A⁻¹ resident on the
+// device (every model, pblup included), the genotype products on the device-resident operand
+// (sssnpblup, ssgtablup), G through the device products and the dense Cholesky inverses on
+// cuSOLVER (ssgblup), ssgtablup's C⁻¹ formed on the device and applied as a resident operand. The
+// cpu results are themselves checked against dense solves in test_ssblup; here EBVs (and SNP
+// effects) must agree to 1e-9 relative, 1 and 3 traits with missing records, on both ssgtablup
+// set-up branches (n_g > k_snp and n_g ≤ k_snp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,7 +41,8 @@ single_step_solution solve(const executor& exec, const dataset& d, single_step_m
 
 void expect_cuda_equals_cpu(const dataset& d) {
   const executor gpu(backend::cuda, 2), cpu(backend::cpu, 2);
-  for (auto m : {single_step_model::ssgblup, single_step_model::sssnpblup, single_step_model::ssgtablup}) {
+  for (auto m : {single_step_model::pblup, single_step_model::ssgblup, single_step_model::sssnpblup,
+                 single_step_model::ssgtablup}) {
     const auto c = solve(cpu, d, m);
     const auto g = solve(gpu, d, m);
     const double e = rel_diff(g.ebv, c.ebv);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "panoramix/ops/sparse_product.hpp"
 #include "panoramix/pedigree.hpp"
 
 namespace pmx {
@@ -25,6 +26,8 @@ class sparse_symmetric_operator {
   int64_t nonzeros() const { return static_cast<int64_t>(value_.size()); }  ///< both triangles
   /// Y = S X; X and Y n × t row-major and not overlapping. Thread-safe (const, no workspace).
   void apply(int64_t t, const double* X, double* Y, int threads = 0) const;
+  /// The full CSR (valid while this operator lives): for a sparse_operand on another executor.
+  csr_view csr() const;
 
  private:
   int64_t n_ = 0;

@@ -8,8 +8,9 @@
 // Applied to V = [V_a; V_u] (animals, SNPs; t columns, already × G0⁻¹) with P = Z V_u and
 // [S1 | S2] = A_gg⁻¹ [V_g | P − V_g] (one A_gg⁻¹ product with 2t columns):
 //   Y_a = A⁻¹V_a,   Y_g += −S1 − S2/w,   Y_u = ZᵀS2/w + c/(1−w) V_u.
-// Per iteration: one Z·Λ and one Zᵀ·Λ̃ (l = t) on the executor, A⁻¹ and A_gg⁻¹ on the CPU; on
-// cuda, Z·V_u runs while the CPU applies A⁻¹.
+// Per iteration: one Z·Λ and one Zᵀ·Λ̃ (l = t) on the executor, A_gg⁻¹ on the CPU, A⁻¹ on the
+// CPU or (cuda, when it fits the device) on the GPU; on cuda, A⁻¹V on the GPU runs while the CPU
+// applies A_gg⁻¹, or A⁻¹V on the CPU while the GPU forms Z·V_u.
 // Preconditioner diagonal (an approximation; PCG only needs it positive): A⁻¹_ii, plus
 // (1/w − 1)A^gg_ii for genotyped animals (A^gg_ii ≥ (A_gg⁻¹)_ii), and for SNP j
 // Σ_i z_ij²/w + c/(1−w) (A_gg⁻¹ replaced by I in (ZᵀA_gg⁻¹Z)_jj).
@@ -49,19 +50,37 @@ class sssnpblup_term final : public genetic_term {
       gemm(*op_, centring_, t, V + n_ * t, t, 0.0, P_.data(), t);
       return s.seconds();
     };
-    if (op_->exec().kind() == backend::cuda) {
+    std::future<void> ainv_on_device;
+    if (op_->exec().kind() == backend::cuda && in_.ainv_op->on_device()) {
+      // Both products on the GPU, one after the other: P (which A_gg⁻¹ waits for), then A⁻¹V,
+      // which runs while the CPU applies A_gg⁻¹.
+      std::promise<double> p_ready;
+      std::future<double> p_seconds = p_ready.get_future();
+      ainv_on_device = std::async(std::launch::async, [&, p_ready = std::move(p_ready)]() mutable {
+        try {
+          p_ready.set_value(zv());
+        } catch (...) {
+          p_ready.set_exception(std::current_exception());
+          throw;
+        }
+        in_.ainv_op->apply(t, V, Y, 1);
+      });
+      genotype_seconds += p_seconds.get();
+      sw = stopwatch();
+    } else if (op_->exec().kind() == backend::cuda) {
       // The GPU product runs while the CPU applies A⁻¹ on one thread fewer: the product's thread
       // mostly waits on the device, but when it wakes it should find a free core.
       auto product = std::async(std::launch::async, zv);
       in_.ainv_op->apply(t, V, Y, std::max(1, in_.threads - 1));
       pedigree_seconds += sw.seconds();
       genotype_seconds += product.get();
+      sw = stopwatch();
     } else {
       in_.ainv_op->apply(t, V, Y, in_.threads);
       pedigree_seconds += sw.seconds();
       genotype_seconds += zv();
+      sw = stopwatch();
     }
-    sw = stopwatch();
     for (int64_t i = 0; i < kg_; ++i)
       for (int c = 0; c < t; ++c) {
         const double vg = V[g[i] * t + c];
@@ -69,6 +88,7 @@ class sssnpblup_term final : public genetic_term {
         B_[i * 2 * t + t + c] = P_.data()[i * t + c] - vg;
       }
     agg_inv_->apply(2 * t, B_.data(), S_.data());
+    if (ainv_on_device.valid()) ainv_on_device.get();  // Y = A⁻¹V before A_gg⁻¹'s terms go in
     double* S2 = S2_.data();
     for (int64_t i = 0; i < kg_; ++i)
       for (int c = 0; c < t; ++c) {

@@ -4,15 +4,18 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "panoramix/breeding_records.hpp"
+#include "panoramix/error.hpp"
 #include "panoramix/executor.hpp"
 #include "panoramix/genotyped_a_inverse.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
+#include "panoramix/ops/sparse_product.hpp"
 #include "panoramix/pedigree.hpp"
 #include "panoramix/single_step.hpp"
 
@@ -81,12 +84,44 @@ class genetic_term {
   std::vector<std::string> notes;
 };
 
+/// Y = A⁻¹ V for the n × t animal block, once per PCG iteration: on the CPU's threads, or after
+/// to_device() on the GPU (A⁻¹ resident, 12 bytes a nonzero; the solver's V and Y are page-locked,
+/// so they cross the bus by DMA): 5 M animals took ~20 ms on 16 cores, the critical path of a GPU
+/// single-step iteration.
+class ainv_product {
+ public:
+  explicit ainv_product(const sparse_symmetric_operator& op) : op_(op) {}
+  /// Makes A⁻¹ resident on a cuda executor's device; returns a line for the solver's notes (what
+  /// was done, or why the products stay on the CPU: the device budget, or PMX_AINV_GPU=0, which
+  /// keeps them there for comparisons).
+  std::string to_device(const executor& exec) {
+    if (const char* env = std::getenv("PMX_AINV_GPU"); env && std::string(env) == "0")
+      return "A^-1 products on the CPU (PMX_AINV_GPU=0)";
+    try {
+      device_ = std::make_unique<sparse_operand>(exec, op_.csr());
+      return "A^-1 products on the GPU (" + std::to_string(op_.nonzeros()) + " nonzeros resident)";
+    } catch (const unsupported_error& e) {
+      return std::string("A^-1 products on the CPU: ") + e.what();
+    }
+  }
+  bool on_device() const { return device_ != nullptr; }
+  /// `threads`: the CPU's, when the product runs there.
+  void apply(int64_t t, const double* V, double* Y, int threads) const {
+    if (device_) sparse_multiply(*device_, t, V, Y);
+    else op_.apply(t, V, Y, threads);
+  }
+
+ private:
+  const sparse_symmetric_operator& op_;
+  std::unique_ptr<sparse_operand> device_;
+};
+
 /// What the genomic models share: genotypes, centring, A⁻¹ as an operator, the pedigree.
 struct genomic_inputs {
   const pedigree* ped = nullptr;
   const std::vector<double>* F = nullptr;
   const sparse_symmetric* ainv = nullptr;
-  const sparse_symmetric_operator* ainv_op = nullptr;
+  const ainv_product* ainv_op = nullptr;
   const single_step_genotypes* geno = nullptr;
   std::vector<double> p, sum_z2;  ///< centring and Σ_i z_ij² per variant
   double two_sum_pq = 0;
@@ -115,8 +150,8 @@ struct snp_model_operands {
 snp_model_operands make_snp_model_operands(const char* model, const executor& exec,
                                            const genomic_inputs& in, genetic_term& term);
 
-std::unique_ptr<genetic_term> make_pblup_term(const sparse_symmetric& ainv,
-                                              const sparse_symmetric_operator& op, int t, int threads);
+std::unique_ptr<genetic_term> make_pblup_term(const sparse_symmetric& ainv, const ainv_product& op, int t,
+                                              int threads);
 std::unique_ptr<genetic_term> make_ssgblup_term(const executor& exec, const genomic_inputs& in);
 std::unique_ptr<genetic_term> make_sssnpblup_term(const executor& exec, const genomic_inputs& in);
 std::unique_ptr<genetic_term> make_ssgtablup_term(const executor& exec, const genomic_inputs& in);

@@ -1,11 +1,11 @@
 // Y = S X for a sparse symmetric S stored as its lower triangle: both triangles are laid out once
-// in one CSR so that rows of Y are independent (parallel without atomics, fixed summation order).
-#include <omp.h>
-
+// in one CSR so that rows of Y are independent (parallel without atomics, fixed summation order);
+// the products are the sparse_product op's.
 #include <limits>
 
 #include "panoramix/error.hpp"
 #include "panoramix/genotyped_a_inverse.hpp"
+#include "panoramix/ops/sparse_product.hpp"
 
 namespace pmx {
 
@@ -45,43 +45,20 @@ sparse_symmetric_operator::sparse_symmetric_operator(const sparse_symmetric& s) 
   }
 }
 
-namespace {
-
-// Y = S X over the full CSR, rows in parallel; Index: the stored column type.
-template <class Index>
-void multiply_rows(int64_t n, const int64_t* rs, const Index* cl, const double* v, int64_t t,
-                   const double* X, double* Y, int nt) {
-  if (t == 1) {
-#pragma omp parallel for num_threads(nt) schedule(static, 4096) if (n > 20000)
-    for (int64_t r = 0; r < n; ++r) {
-      double acc = 0.0;
-      for (int64_t k = rs[r]; k < rs[r + 1]; ++k) acc += v[k] * X[cl[k]];
-      Y[r] = acc;
-    }
-    return;
-  }
-#pragma omp parallel for num_threads(nt) schedule(static, 1024) if (n * t > 20000)
-  for (int64_t r = 0; r < n; ++r) {
-    double* y = Y + r * t;
-    for (int64_t c = 0; c < t; ++c) y[c] = 0.0;
-    for (int64_t k = rs[r]; k < rs[r + 1]; ++k) {
-      const double a = v[k];
-      const double* x = X + static_cast<int64_t>(cl[k]) * t;
-      for (int64_t c = 0; c < t; ++c) y[c] += a * x[c];
-    }
-  }
+csr_view sparse_symmetric_operator::csr() const {
+  csr_view v;
+  v.n = n_;
+  v.row_start = row_start_.data();
+  if (col_.empty()) v.col32 = col32_.data();
+  else v.col64 = col_.data();
+  v.value = value_.data();
+  return v;
 }
-
-}  // namespace
 
 void sparse_symmetric_operator::apply(int64_t t, const double* X, double* Y, int threads) const {
   PMX_EXPECTS(t >= 0, "t >= 0");
   if (n_ == 0 || t == 0) return;
-  const int nt = threads > 0 ? threads : omp_get_max_threads();
-  if (!col32_.empty() || col_.empty())
-    multiply_rows(n_, row_start_.data(), col32_.data(), value_.data(), t, X, Y, nt);
-  else
-    multiply_rows(n_, row_start_.data(), col_.data(), value_.data(), t, X, Y, nt);
+  sparse_multiply(sparse_operand(executor(backend::cpu, threads), csr()), t, X, Y);
 }
 
 void symmetric_multiply(const sparse_symmetric& s, int64_t t, const double* X, double* Y,
