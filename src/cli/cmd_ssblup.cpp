@@ -152,7 +152,7 @@ void run_ssblup(const common_options& o, const ssblup_cli& c, run_log& log) {
                 " ms, pedigree (A^-1, A_gg^-1) " + num(p / it * 1e3) + " ms, rest " +
                 num((wall - g - p) / it * 1e3) + " ms; total " + num(wall / it * 1e3) + " ms" +
                 (exec.kind() == backend::cuda && model == single_step_model::sssnpblup
-                     ? " (Z x runs on the GPU while the CPU applies A^-1: the parts overlap)"
+                     ? " (the GPU's products run while the CPU applies A^-1 or A_gg^-1: the parts may overlap)"
                      : ""));
   }
   // ---- outputs
