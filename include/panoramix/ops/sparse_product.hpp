@@ -55,8 +55,7 @@ class sparse_operand {
   std::unique_ptr<device_copy, device_copy_deleter> device_;
 };
 
-/// Y = S X; X and Y n × t row-major, not overlapping. `threads` > 0 overrides the executor's
-/// thread count on cpu/reference (a caller that keeps a core for other work).
-void sparse_multiply(const sparse_operand& s, int64_t t, const double* X, double* Y, int threads = 0);
+/// Y = S X; X and Y n × t row-major, not overlapping (cpu/reference: the executor's threads).
+void sparse_multiply(const sparse_operand& s, int64_t t, const double* X, double* Y);
 
 }  // namespace pmx

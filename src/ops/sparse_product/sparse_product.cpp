@@ -49,13 +49,13 @@ sparse_operand::sparse_operand(sparse_operand&&) noexcept = default;
 sparse_operand& sparse_operand::operator=(sparse_operand&&) noexcept = default;
 void sparse_operand::device_copy_deleter::operator()(device_copy* d) const { kernels::cuda::release_sparse(d); }
 
-void sparse_multiply(const sparse_operand& s, int64_t t, const double* X, double* Y, int threads) {
+void sparse_multiply(const sparse_operand& s, int64_t t, const double* X, double* Y) {
   PMX_EXPECTS(t >= 0, "t >= 0");
   const csr_view& m = s.matrix();
   if (m.n == 0 || t == 0) return;
   PMX_EXPECTS(X && Y, "X and Y are not null");
   if (s.device()) return kernels::cuda::sparse_multiply(s, t, X, Y);
-  const int nt = threads > 0 ? threads : s.exec().threads();
+  const int nt = s.exec().threads();
   if (m.col32)
     multiply_rows(m.n, m.row_start, m.col32, m.value, t, X, Y, nt);
   else
