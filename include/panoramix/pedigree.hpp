@@ -12,14 +12,9 @@
 #include <string_view>
 #include <vector>
 
-namespace pmx {
+#include "panoramix/pedigree_records.hpp"
 
-/// One input record: an animal and its parents' IDs ("" = unknown). `line` is where it was read
-/// (1-based; 0 when the record did not come from a file) and is quoted in error messages.
-struct pedigree_record {
-  std::string id, sire, dam;
-  int64_t line = 0;
-};
+namespace pmx {
 
 /// What building a pedigree changed without failing: each note is one line for a log.
 struct pedigree_notes {
@@ -74,22 +69,11 @@ class pedigree {
   void build_index();
 };
 
-/// How read_pedigree_file maps columns. `automatic`: a first line whose 2nd or 3rd field is a
-/// parent column name (sire/dam/father/mother/dad/mum/mom/par1/par2/parent1/parent2, any case,
-/// quotes ignored) is a header, and "dam" before "sire" swaps the columns; otherwise the columns
-/// are animal, sire, dam and the first line is data.
-enum class pedigree_columns { automatic, sire_dam, dam_sire };
-
-/// Reads a pedigree text file: one animal per line, fields separated by whitespace and/or commas,
-/// optional double quotes around fields; columns animal, sire, dam (see pedigree_columns), further
-/// columns ignored; `0`, `NA`, `.`, `*` or an empty field = unknown parent. Blank lines and lines
-/// starting with '#' are skipped. Errors name the file and line (see pedigree::from_records).
+/// Reads a pedigree file (read_pedigree_records, the file format) and checks and renumbers it
+/// (pedigree::from_records). Errors name the file and line.
 pedigree read_pedigree_file(const std::string& path,
                             pedigree_columns columns = pedigree_columns::automatic,
                             pedigree_notes* notes = nullptr);
-
-/// True for the codes of an unknown parent: "", "0", "NA", ".", "*".
-bool is_unknown_parent(std::string_view field);
 
 enum class inbreeding_method {
   /// Colleau's method (below) for every sire: it never visits more animals than tracing each

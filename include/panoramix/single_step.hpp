@@ -9,7 +9,7 @@
 //   [XᵀR⁻¹X   XᵀR⁻¹W           ] [β]   [XᵀR⁻¹y]
 //   [WᵀR⁻¹X   WᵀR⁻¹W + H⁻¹⊗G0⁻¹] [g] = [WᵀR⁻¹y]
 // with H⁻¹ = A⁻¹ + [0 0; 0 G̃⁻¹ − A_gg⁻¹], G̃ = (1−w)G + wA_gg, G = ZZᵀ/(2Σp(1−p)) (VanRaden 1),
-// Z = genotypes centred by p (missing calls 0). The model files (src/stats/single_step_*.cpp) write
+// Z = genotypes centred by p (missing calls 0). The model files (src/stats/single_step/*.cpp) write
 // out how each model applies H⁻¹.
 //
 // Fixed effects, per trait: an intercept, class effects (the first level, in sorted order, with a

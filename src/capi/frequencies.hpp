@@ -1,6 +1,6 @@
 // A1 frequencies of a handle's kept genotypes with PLINK 2's --freq rules.
 //
-// The rules are pmx::frequency_counter's (src/stats/allele_frequencies.cpp), fed with the kept
+// The rules are pmx::frequency_counter's (src/stats/frequency/allele_frequencies.cpp), fed with the kept
 // view and what the rules need of each sample and variant (a handle may come from memory bytes or
 // index subsets, without a plink_fileset). test_capi checks the numbers against
 // compute_allele_frequencies on real filesets.

@@ -1,11 +1,12 @@
-// Reading pedigree text files (animal, sire, dam; whitespace or comma separated, header optional).
+// Reading pedigree text files (animal, sire, dam; whitespace or comma separated, header optional)
+// into records; the pedigree (stats) checks and renumbers them.
 #include <algorithm>
 #include <array>
 #include <cctype>
 
 #include "io/text_lines.hpp"
 #include "panoramix/error.hpp"
-#include "panoramix/pedigree.hpp"
+#include "panoramix/pedigree_records.hpp"
 
 namespace pmx {
 
@@ -38,8 +39,7 @@ bool is_unknown_parent(std::string_view f) {
   return f.empty() || f == "0" || f == "NA" || f == "." || f == "*";
 }
 
-pedigree read_pedigree_file(const std::string& path, pedigree_columns columns,
-                            pedigree_notes* notes) {
+std::vector<pedigree_record> read_pedigree_records(const std::string& path, pedigree_columns columns) {
   io::text_lines in(path, "pedigree");
   std::vector<pedigree_record> records;
   std::vector<std::string_view> f;
@@ -70,7 +70,7 @@ pedigree read_pedigree_file(const std::string& path, pedigree_columns columns,
     records.push_back(std::move(r));
   }
   if (records.empty()) throw input_error("pedigree file '" + path + "' has no records");
-  return pedigree::from_records(records, path, notes);
+  return records;
 }
 
 }  // namespace pmx

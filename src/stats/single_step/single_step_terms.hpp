@@ -1,4 +1,4 @@
-// Internal pieces of the single-step solver (src/stats/single_step_*.cpp): the records part of
+// Internal pieces of the single-step solver (src/stats/single_step/*.cpp): the records part of
 // the mixed model equations (iteration on data) and the genetic part of each model (H⁻¹ or the
 // ssSNPBLUP Σ⁻¹ applied to a block of t columns).
 #pragma once

@@ -2,7 +2,7 @@
 // dependencies are all solved form a level; the rows of one level are independent. Pedigree
 // blocks such as A^{nn} factor with no fill and a shallow elimination tree (~20 levels for a
 // million animals), so each sweep is ~20 parallel loops instead of one serial pass.
-// Internal to src/stats (used by genotyped_a_inverse).
+// Internal to src/stats/pedigree (used by genotyped_a_inverse).
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -1,4 +1,4 @@
-// pedigree (a core data structure, built by io readers and used by the stats): checks and
+// pedigree (a statistic's data structure, built from io's records): checks and
 // parents-first renumbering of records given in any order.
 #include "panoramix/pedigree.hpp"
 
