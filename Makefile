@@ -1,7 +1,8 @@
 # panoramix — top-level entry points.
-#   make        configure + build (binary: build/panoramix)
-#   make test   install missing Debian packages, build, run every test
-#   make demo   install, build, simulate a dataset, run freq + grm on it
+#   make           install missing Debian packages, configure, build (binary: build/panoramix)
+#   make test      install, build, run every test without a GPU
+#   make demo      install, build, simulate a dataset, run freq + grm on it
+#   make sanitize  install, build with ASan + UBSan (build-sanitize/, CUDA off), run the tests
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
@@ -10,7 +11,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 DEB_PACKAGES := cmake ninja-build g++ libopenblas-dev liblapack-dev libcli11-dev libgtest-dev \
                 libgmock-dev gfortran plink1.9 plink2 gemma libsuitesparse-dev
 
-.PHONY: all build deps test demo clean
+.PHONY: all build deps test demo sanitize clean
 
 all: build
 
@@ -27,16 +28,25 @@ deps:
 $(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
 
-build: $(BUILD)/build.ninja
+# Every entry point installs what is missing first: a newcomer never meets a CMake error about a
+# package (the configure step is a separate target so that it runs after deps).
+build: deps
+	$(MAKE) $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: deps
-	$(MAKE) build
+test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE cuda
 
-demo: deps
-	$(MAKE) build
+demo: build
 	bash tools/demo.sh $(BUILD)/panoramix
 
+# ASan + UBSan over the CPU test suite; any report fails the run (halt_on_error, no recovery).
+SANITIZE_BUILD ?= build-sanitize
+sanitize: deps
+	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPMX_SANITIZE=ON -DPMX_CUDA=OFF
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -LE cuda
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD)
