@@ -51,7 +51,10 @@ struct single_step_genotypes {
 
 struct single_step_options {
   single_step_model model = single_step_model::pblup;
-  double tol = 1e-12;             ///< stop when ‖r‖²/‖b‖² < tol
+  double tol = 1e-12;             ///< stop when ‖r‖²/‖b‖² < tol (BLUPF90's criterion) ...
+  /// ... or, when > 0, when the estimated relative error of the solutions is ≤ solution_tol
+  /// instead (pcg_result::estimated_error: the number that says how many digits are right).
+  double solution_tol = 0;
   int64_t max_iterations = 10000;
   /// Fixed effects up to this count get one dense block (their exact inverse) in the
   /// preconditioner, and a rank check; beyond, a diagonal.

@@ -18,7 +18,7 @@ namespace {
 struct ssblup_cli {
   std::string ped, pheno, vc, model, freq;
   std::vector<std::string> traits, classes, covariates;
-  double w = 0.2, tol = 1e-12;
+  double w = 0.2, tol = 1e-12, solution_tol = 0;
   int64_t max_iterations = 10000;
   bool allow_unpedigreed = false;
 };
@@ -105,6 +105,7 @@ void run_ssblup(const common_options& o, const ssblup_cli& c, run_log& log) {
   single_step_options so;
   so.model = model;
   so.tol = c.tol;
+  so.solution_tol = c.solution_tol;
   so.max_iterations = c.max_iterations;
   // PCG history while it runs, in PREFIX.iter.part (a run that is stopped keeps it); the finished
   // PREFIX.iter replaces it.
@@ -135,8 +136,16 @@ void run_ssblup(const common_options& o, const ssblup_cli& c, run_log& log) {
   log.message(std::to_string(s.unknowns) + " unknowns; PCG " + std::to_string(s.pcg.iterations) +
               " iterations, " + (s.pcg.converged ? "converged" : "NOT converged") +
               ": ||r||^2/||b||^2 = " + num(s.pcg.history.back().relative_residual) + " (recursive), " +
-              num(s.pcg.true_relative_residual) + " (recomputed, b - Cx), tolerance " + num(c.tol) + "; " +
+              num(s.pcg.true_relative_residual) + " (recomputed, b - Cx), " +
+              (c.solution_tol > 0 ? "--solution-tol " + num(c.solution_tol) : "--tol " + num(c.tol)) + "; " +
               num(total) + " s");
+  // What the residual means for the solutions: their estimated relative error (energy norm).
+  log.message("Estimated relative error of the solutions: " + num(s.pcg.estimated_error) +
+              " (condition number of the preconditioned equations ~ " + num(s.pcg.condition_estimate) + ")");
+  if (s.pcg.estimated_error > 1e-4)
+    log.message("Note: at this stopping point the solutions (EBVs) are right to about " + num(s.pcg.estimated_error) +
+                " relative; other models or programs stopped at the same ||r||^2/||b||^2 agree only to about that."
+                " For more digits lower --tol (each factor 100 gives about one digit) or give --solution-tol");
   log.message("Per product (" + std::to_string(s.products) + " made): genotype products " +
               num(s.genotype_seconds * per * 1e3) + " ms, pedigree/A^-1 " + num(s.pedigree_seconds * per * 1e3) +
               " ms, records and rest " + num(s.other_seconds * per * 1e3) + " ms");
@@ -232,7 +241,12 @@ void add_ssblup_command(CLI::App& app, int argc, char** argv, int& status) {
       "  without a record of the trait are dropped, logged), covariate slopes.\n"
       "PCG: block-diagonal preconditioner (t x t per animal and SNP, dense block for the fixed\n"
       "  effects); stops when ||r||^2/||b||^2 < --tol (Euclidean norms of the residual and the\n"
-      "  right-hand side, squared). The log also gives the recomputed ||b - Cx||^2/||b||^2.\n"
+      "  right-hand side, squared; BLUPF90's criterion). The log also gives the recomputed\n"
+      "  ||b - Cx||^2/||b||^2 and the estimated relative error of the solutions, k sqrt(r'M^-1r /\n"
+      "  b'M^-1b) with k the condition number of M^-1 C estimated from PCG's coefficients: the\n"
+      "  number of right digits. --solution-tol E stops on that estimate instead (E = 1e-8 gives\n"
+      "  EBVs that agree between the genomic models to about 1e-8). The default --tol 1e-12 can leave\n"
+      "  EBV errors of 1e-4 relative or more (the log says how much).\n"
       "Outputs: PREFIX.sol (effect level trait value; reference levels 0), PREFIX.ebv (ID + one\n"
       "  column per trait, every pedigree animal, in the pedigree's parents-first order as\n"
       "  `panoramix pedigree` writes PREFIX.ids), PREFIX.snp (sssnpblup: SNP A1 p + effects),\n"
@@ -255,6 +269,9 @@ void add_ssblup_command(CLI::App& app, int argc, char** argv, int& status) {
       ->check(CLI::IsMember({"pblup", "ssgblup", "sssnpblup", "ssgtablup"}));
   cmd->add_option("--w", c->w, "share of residual polygenic variance in G~ (default 0.2)");
   cmd->add_option("--tol", c->tol, "PCG stops when ||r||^2/||b||^2 < TOL (default 1e-12)");
+  cmd->add_option("--solution-tol", c->solution_tol,
+                  "stop instead when the estimated relative error of the solutions is <= E (e.g. 1e-8)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--max-iter", c->max_iterations, "PCG iteration limit (default 10000)");
   cmd->add_option("--freq", c->freq, "A1 frequencies for centring (PLINK .frq or .afreq), default observed");
   cmd->add_flag("--allow-unpedigreed", c->allow_unpedigreed, "add genotyped animals missing from --ped as founders");

@@ -243,7 +243,8 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
   if (opt.on_iteration)
     observe = [&](const pcg_iteration& h) { opt.on_iteration(h, term->genotype_seconds, term->pedigree_seconds); };
   sol.pcg =
-      pcg_solve(N, apply, precondition, b.data(), x.data(), opt.tol, opt.max_iterations, threads, progress, observe);
+      pcg_solve(N, apply, precondition, b.data(), x.data(), {opt.tol, opt.solution_tol, opt.max_iterations}, threads,
+                progress, observe);
   sol.genotype_seconds = term->genotype_seconds;
   sol.pedigree_seconds = term->pedigree_seconds;
   sol.ebv.assign(x.begin() + p, x.begin() + p + n * t);
