@@ -1,5 +1,6 @@
 // Writers of LD results in PLINK 1.9's formats: PREFIX.ld.bin (square float64 matrix, written a
 // block of rows at a time) and PREFIX.ld (the windowed pair table, same text layout as PLINK 1.9).
+// Layer: formats (src/formats), above stats: writes statistics' results; cli and capi call it.
 #pragma once
 #include <cstdint>
 #include <span>

@@ -1,5 +1,6 @@
 // PLINK 1.9 --pca outputs: PREFIX.eigenval (one eigenvalue per line, descending) and
 // PREFIX.eigenvec (FID IID PC1 .. PCm per sample, space-separated, no header).
+// Layer: formats (src/formats), above stats: writes statistics' results; cli and capi call it.
 #pragma once
 #include <string>
 #include <vector>

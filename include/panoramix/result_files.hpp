@@ -1,5 +1,6 @@
 // Writers of the output formats other tools read. Each adds its files to an output_group, so a
 // command's outputs appear together, only once all are complete.
+// Layer: formats (src/formats), above stats: writes statistics' results; cli and capi call it.
 #pragma once
 #include <string>
 #include <vector>
