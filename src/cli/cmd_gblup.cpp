@@ -119,7 +119,7 @@ void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
     if (c.covar_names.empty())
       for (int64_t j = 0; j < static_cast<int64_t>(ct.names.size()); ++j) cols.push_back(j);
     for (const auto& name : c.covar_names) cols.push_back(ct.column(name, "--covar"));
-    int64_t cm = 0;
+    int64_t cm = 0;  // samples of the file matched (the same for every column)
     for (int64_t j : cols) {
       cov_all.push_back(match_column(ct, j, fid, iid, &cm));
       cov_names.push_back(ct.has_header ? ct.names[j] : "covar" + ct.names[j]);
