@@ -40,12 +40,15 @@ std::vector<double> read_frequency_file(const std::string& path, const plink_fil
     if (f.empty()) continue;
     if (static_cast<int>(f.size()) < static_cast<int>(h.size()))
       throw input_error(path + ":" + std::to_string(ln) + ": short line");
-    double v;
+    double v = 0;
+    size_t used = 0;
     try {
-      v = std::stod(f[freq]);
+      v = std::stod(f[freq], &used);
     } catch (const std::exception&) {
-      throw input_error(path + ":" + std::to_string(ln) + ": frequency '" + f[freq] + "' is not a number");
+      used = 0;
     }
+    if (used == 0 || used != f[freq].size())  // "0.5abc" is not a number either
+      throw input_error(path + ":" + std::to_string(ln) + ": frequency '" + f[freq] + "' is not a number");
     if (!(v >= 0 && v <= 1)) throw input_error(path + ":" + std::to_string(ln) + ": frequency out of [0, 1]");
     by_id[f[id]] = {f[counted], f[other], v, ln};
   }

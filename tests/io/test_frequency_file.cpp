@@ -115,6 +115,7 @@ TEST(FrequencyFile, Errors) {
   expect_input_error(write(dir, "h.frq", "CHR SNP A1 FREQ\n1 v0 A 0.5\n"), data, ":1: expected a PLINK .frq");
   expect_input_error(write(dir, "s.frq", head + "1 v0 A C 0.5\n1 v1 G\n"), data, "s.frq:3: short line");
   expect_input_error(write(dir, "n.frq", head + "1 v0 A C abc\n"), data, "n.frq:2: frequency 'abc' is not a number");
+  expect_input_error(write(dir, "j.frq", head + "1 v0 A C 0.5abc\n"), data, "j.frq:2: frequency '0.5abc' is not a number");
   expect_input_error(write(dir, "r.frq", head + "1 v0 A C 1.5\n"), data, "r.frq:2: frequency out of [0, 1]");
   expect_input_error(write(dir, "m.frq", head + "1 v0 A C 0.5\n1 v1 G T 0.5\n"), data, "variant 'v2'");
   expect_input_error(write(dir, "a.frq", head + "1 v0 A C 0.5\n1 v1 G T 0.5\n2 v2 C T 0.5\n"), data,
