@@ -7,26 +7,14 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/stage_clock.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/matrix_buffer.hpp"
 
 namespace pmx {
 namespace {
 
-// Wall time per stage (gblup_result::stage_seconds).
-class stage_clock {
- public:
-  explicit stage_clock(std::vector<std::pair<std::string, double>>& out) : out_(out) {}
-  template <class F>
-  void time(const char* stage, F&& f) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    out_.emplace_back(stage, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-
- private:
-  std::vector<std::pair<std::string, double>>& out_;
-};
+using detail::stage_clock;
 
 // PEV_i = σ²_g [G_ii − h²(G_{i,f} H⁻¹ G_{f,i} − uᵢᵀ M⁻¹ uᵢ)], uᵢ = Xᵀ H⁻¹ G_{f,i}, M⁻¹ =
 // cov(β̂)/σ². Columns of G_{f,all} in blocks of at most ~1 GiB of right-hand sides.

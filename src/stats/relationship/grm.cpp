@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "core/stage_clock.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/ops/sample_sums.hpp"
 #include "panoramix/ops/table_products.hpp"
@@ -24,23 +25,7 @@ void mirror_lower(matrix_buffer<T>& a, int64_t n, int threads) {
     for (int64_t j = i + 1; j < n; ++j) a[i * n + j] = a[j * n + i];
 }
 
-// Wall time per stage, summed over blocks (reported in grm_result::stage_seconds).
-class stage_clock {
- public:
-  explicit stage_clock(std::vector<std::pair<std::string, double>>& out) : out_(out) {}
-  template <class F>
-  void time(const char* stage, F&& f) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (auto& [name, total] : out_)
-      if (name == stage) return void(total += s);
-    out_.emplace_back(stage, s);
-  }
-
- private:
-  std::vector<std::pair<std::string, double>>& out_;
-};
+using detail::stage_clock;
 
 }  // namespace
 
