@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/blas_threads.hpp"
 #include "ops/dense_linalg/kernels.hpp"
 #include "panoramix/error.hpp"
 
@@ -33,18 +34,11 @@ int lapack_int(int64_t v, const char* what) {
   return static_cast<int>(v);
 }
 
-// OpenBLAS threads for the scope of one call: the executor's thread count.
-struct blas_threads {
-  int saved = openblas_get_num_threads();
-  explicit blas_threads(int t) { if (t > 0) openblas_set_num_threads(t); }
-  ~blas_threads() { openblas_set_num_threads(saved); }
-};
-
 }  // namespace
 
 double cholesky_solve(const executor& exec, int64_t n64, double* A, int64_t lda64, int64_t m64, double* B,
                       int64_t ldb64) {
-  blas_threads t(exec.threads());
+  const pmx::detail::blas_threads t(exec.threads());
   const int n = lapack_int(n64, "matrix order"), lda = lapack_int(lda64, "leading dimension");
   const int m = lapack_int(m64, "right-hand sides"), ldb = lapack_int(ldb64, "leading dimension");
   int info = 0;
@@ -64,7 +58,7 @@ double cholesky_solve(const executor& exec, int64_t n64, double* A, int64_t lda6
 
 void symmetric_eigen(const executor& exec, int64_t n64, double* A, int64_t lda64, int64_t count64,
                      double* values, double* vectors, int64_t ldv64) {
-  blas_threads t(exec.threads());
+  const pmx::detail::blas_threads t(exec.threads());
   const int n = lapack_int(n64, "matrix order"), lda = lapack_int(lda64, "leading dimension");
   const int count = static_cast<int>(count64);
   const int il = n - count + 1, iu = n;
@@ -100,7 +94,7 @@ void symmetric_eigen(const executor& exec, int64_t n64, double* A, int64_t lda64
 }
 
 void orthonormalize(const executor& exec, int64_t rows64, int64_t cols64, double* A, int64_t lda64) {
-  blas_threads t(exec.threads());
+  const pmx::detail::blas_threads t(exec.threads());
   const int m = lapack_int(rows64, "rows"), n = lapack_int(cols64, "columns");
   const int lda = lapack_int(lda64, "leading dimension");
   std::vector<double> tau(static_cast<size_t>(n));
@@ -119,7 +113,7 @@ void orthonormalize(const executor& exec, int64_t rows64, int64_t cols64, double
 void dense_gemm(const executor& exec, bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
                 double alpha, const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
                 int64_t ldc) {
-  blas_threads t(exec.threads());
+  const pmx::detail::blas_threads t(exec.threads());
   cblas_dgemm(CblasColMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans,
               lapack_int(m, "rows"), lapack_int(n, "columns"), lapack_int(k, "inner dimension"), alpha, A,
               lapack_int(lda, "leading dimension"), B, lapack_int(ldb, "leading dimension"), beta, C,

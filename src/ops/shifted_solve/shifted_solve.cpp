@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/blas_threads.hpp"
 #include "ops/shifted_solve/kernels.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/matrix_buffer.hpp"
@@ -73,11 +74,11 @@ void shifted_multiply(const shifted_operand& A, double a, double b, int64_t m, c
   if (n == 0 || m == 0) return;
   if (A.exec().kind() == backend::cuda) return kernels::cuda::shifted_multiply(A, a, b, m, X, ldx, Y, ldy);
   // cpu/reference: Y = a·A X (dsymm on the lower triangle, the executor's threads), then Y += b·X.
-  const int saved = openblas_get_num_threads();
-  if (A.exec().threads() > 0) openblas_set_num_threads(A.exec().threads());
-  cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, static_cast<int>(n), static_cast<int>(m), a, A.host(),
-              static_cast<int>(A.lda()), X, static_cast<int>(ldx), 0.0, Y, static_cast<int>(ldy));
-  openblas_set_num_threads(saved);
+  {
+    const pmx::detail::blas_threads threads(A.exec().threads());
+    cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, static_cast<int>(n), static_cast<int>(m), a, A.host(),
+                static_cast<int>(A.lda()), X, static_cast<int>(ldx), 0.0, Y, static_cast<int>(ldy));
+  }
   if (b != 0)
     for (int64_t c = 0; c < m; ++c)
       for (int64_t i = 0; i < n; ++i) Y[c * ldy + i] += b * X[c * ldx + i];

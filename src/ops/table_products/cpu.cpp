@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/blas_threads.hpp"
 #include "core/cpu_dispatch.hpp"
 #include "ops/table_products/cpu_amx.hpp"
 #include "ops/table_products/kernels.hpp"
@@ -28,13 +29,6 @@ constexpr double amx_max_missing_rate = 0.03;
 
 // Variants per decoded panel: large enough for dsyrk efficiency, small enough for cache.
 int64_t panel_width(int64_t n) { return std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(n, 1), 128, 512); }
-
-// Sets OpenBLAS to one thread for the scope (callers parallelise with OpenMP themselves).
-struct openblas_single_thread {
-  int saved = openblas_get_num_threads();
-  openblas_single_thread() { openblas_set_num_threads(1); }
-  ~openblas_single_thread() { openblas_set_num_threads(saved); }
-};
 
 // Per-variant lists of missing samples, read with popcount-style scanning of the code words.
 std::vector<std::vector<int64_t>> missing_by_variant(const variant_major_view& g, int threads) {
@@ -84,7 +78,7 @@ void table_crossprod(const executor& exec, const variant_major_view& g, std::spa
                               std::vector<double>(static_cast<size_t>(n * b))};
   // One thread pool: OpenMP splits the lower triangle into tiles and each thread runs
   // single-threaded BLAS on its tiles (OpenBLAS's own threads would compete with OpenMP's).
-  const openblas_single_thread blas_guard;
+  const pmx::detail::blas_threads blas_guard(1);  // the caller parallelises with OpenMP
   // Tiles as large as leave 4 per thread: BLAS packs both operands of every call, so packing per
   // multiply-add halves from 512 to 1024 (4,000 × 20,000 at 2 threads: 8.3 vs 9.8 CPU seconds).
   int64_t tile = 1024;
