@@ -1,5 +1,7 @@
-// dense_linalg on cuda (cuSOLVER) against the cpu backend (LAPACK, itself checked against long
-// double elimination and known spectra in test_dense_linalg.cpp), with host and device operands.
+// dense_linalg on cuda (cuSOLVER; orthonormalize and dense_gemm on the host by contract) against
+// the oracles of dense_linalg_cases.hpp and the reference backend, then larger matrices with
+// host and device operands.
+// Every test skips, saying why, when no GPU is visible (or the build has no CUDA backend).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,23 +12,26 @@
 #include <cuda_runtime.h>
 #endif
 
-#include "panoramix/ops/dense_linalg.hpp"
-#include "panoramix/ops/shifted_solve.hpp"
-#include "panoramix/error.hpp"
-#include "test_support.hpp"
+#include "dense_linalg_cases.hpp"
 
 namespace pmx {
 namespace {
 
-const executor cpu(backend::cpu, 2);
+namespace cases = dense_linalg_cases;
+const executor ref = executor::reference();
 
 std::vector<double> spd(int64_t n, uint64_t seed) {
   std::vector<double> lambda(n);
-  for (int64_t i = 0; i < n; ++i) lambda[i] = 20.0 * std::pow(0.9, i) + 0.1;
+  for (int64_t i = 0; i < n; ++i) lambda[i] = 20.0 * std::pow(0.9, static_cast<double>(i)) + 0.1;
   return test::matrix_with_spectrum(lambda, seed);
 }
 
-TEST(CudaDenseLinalg, CholeskySolveHostOperandsMatchesCpu) {
+TEST(CudaDenseLinalg, EveryCaseMatchesOraclesAndReference) {
+  PMX_REQUIRE_GPU();
+  cases::every_case(executor(backend::cuda, 2));
+}
+
+TEST(CudaDenseLinalg, CholeskySolveHostAndDeviceOperandsMatchReference) {
   PMX_REQUIRE_GPU();
   const executor gpu(backend::cuda, 2);
   const int64_t n = 300, m = 4;
@@ -36,13 +41,27 @@ TEST(CudaDenseLinalg, CholeskySolveHostOperandsMatchesCpu) {
   std::uniform_real_distribution<double> u(-1, 1);
   for (auto& x : rhs) x = u(rng);
   auto A1 = A0, A2 = A0, X1 = rhs, X2 = rhs;
-  const double d1 = cholesky_solve(cpu, n, A1.data(), n, m, X1.data(), n);
+  const double d1 = cholesky_solve(ref, n, A1.data(), n, m, X1.data(), n);
   const double d2 = cholesky_solve(gpu, n, A2.data(), n, m, X2.data(), n);
   EXPECT_NEAR(d2, d1, 1e-11 * std::fabs(d1));
   for (int64_t i = 0; i < n * m; ++i) EXPECT_NEAR(X2[i], X1[i], 1e-10 * (std::fabs(X1[i]) + 1)) << i;
+#ifdef PMX_HAVE_CUDA
+  double *dA = nullptr, *dX = nullptr;
+  ASSERT_EQ(cudaMalloc(&dA, sizeof(double) * n * n), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dX, sizeof(double) * n * m), cudaSuccess);
+  cudaMemcpy(dA, A0.data(), sizeof(double) * n * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(dX, rhs.data(), sizeof(double) * n * m, cudaMemcpyHostToDevice);
+  const double d3 = cholesky_solve(gpu, n, dA, n, m, dX, n);
+  std::vector<double> X3(n * m);
+  cudaMemcpy(X3.data(), dX, sizeof(double) * n * m, cudaMemcpyDeviceToHost);
+  cudaFree(dA);
+  cudaFree(dX);
+  EXPECT_NEAR(d3, d1, 1e-11 * std::fabs(d1)) << "device operands";
+  for (int64_t i = 0; i < n * m; ++i) EXPECT_NEAR(X3[i], X1[i], 1e-10 * (std::fabs(X1[i]) + 1)) << "device operands " << i;
+#endif
 }
 
-TEST(CudaDenseLinalg, EigenTopAndAllMatchCpuWithDeviceOperands) {
+TEST(CudaDenseLinalg, EigenTopAndAllMatchReferenceWithHostAndDeviceOperands) {
   PMX_REQUIRE_GPU();
   const executor gpu(backend::cuda, 2);
 #ifdef PMX_HAVE_CUDA
@@ -51,7 +70,7 @@ TEST(CudaDenseLinalg, EigenTopAndAllMatchCpuWithDeviceOperands) {
   for (int64_t count : {int64_t{10}, n}) {
     auto A1 = A0;
     std::vector<double> w1(count), V1(n * count), w2(count), V2(n * count);
-    symmetric_eigen(cpu, n, A1.data(), n, count, w1.data(), V1.data(), n);
+    symmetric_eigen(ref, n, A1.data(), n, count, w1.data(), V1.data(), n);
     double *dA = nullptr, *dV = nullptr;
     ASSERT_EQ(cudaMalloc(&dA, sizeof(double) * n * n), cudaSuccess);
     ASSERT_EQ(cudaMalloc(&dV, sizeof(double) * n * count), cudaSuccess);
@@ -79,25 +98,6 @@ TEST(CudaDenseLinalg, EigenTopAndAllMatchCpuWithDeviceOperands) {
     }
   }
 #endif
-}
-
-TEST(CudaShiftedSolve, ManyShiftsOfOneResidentMatrixMatchClosedForms) {
-  PMX_REQUIRE_GPU();
-  const executor gpu(backend::cuda, 2);
-  const int64_t n = 300, m = 3;
-  std::vector<double> lambda(n);
-  for (int64_t i = 0; i < n; ++i) lambda[i] = 3.0 * std::pow(0.97, i);
-  const auto A = test::matrix_with_spectrum(lambda, 4);
-  std::vector<double> B(n * m);
-  for (int64_t i = 0; i < n * m; ++i) B[i] = std::cos(0.11 * i) - 0.1;
-  const shifted_operand op(gpu, n, A.data(), n);
-  for (double h2 : {0.05, 0.5, 0.5, 0.95, 0.05}) {  // repeats reuse the kept factor
-    auto X = B;
-    const double logdet = shifted_cholesky_solve(op, h2, 1 - h2, m, X.data(), n);
-    EXPECT_LT(test::shifted_solve_error(A, lambda, h2, 1 - h2, B, X, m, logdet), 1e-12) << "h2 " << h2;
-  }
-  auto X = B;
-  EXPECT_THROW(shifted_cholesky_solve(op, 1.0, -4.0, m, X.data(), n), numeric_error);
 }
 
 }  // namespace

@@ -17,7 +17,9 @@ struct variant_counts {
 };
 
 /// out[j] = counts of variant j over the samples i with include[i] != 0 (all samples when
-/// `include` is empty). `out` has g.n_variants entries.
+/// `include` is empty). `out` has g.n_variants entries. g, include and out are host memory; cuda
+/// uploads the 2-bit rows in pieces and counts on the device (popcounts, as cpu), the same
+/// integers on every backend.
 void allele_counts(const executor& exec, const variant_major_view& g,
                    std::span<const uint8_t> include, std::span<variant_counts> out);
 

@@ -1,6 +1,7 @@
 // Op: dense symmetric linear algebra on the executor's device — Cholesky solves and symmetric
-// eigendecompositions (gBLUP, REML, exact PCA, small subspace steps). LAPACK (OpenBLAS) on
-// reference/cpu, cuSOLVER on cuda; none of it is hand-written.
+// eigendecompositions (gBLUP, REML, exact PCA, small subspace steps). LAPACK (OpenBLAS) on cpu,
+// cuSOLVER on cuda; reference is textbook loops (Cholesky recurrence, cyclic Jacobi, Householder),
+// the oracle of the other two, for small matrices only.
 //
 // Layout: matrices are column-major with a leading dimension (column c of X starts at X + c*ld).
 // A symmetric matrix stored row-major is the same array, so an n×n GRM can be passed as is; only

@@ -3,7 +3,7 @@
 // A is prepared once: on cuda it is uploaded once and stays on the device (the shifted copy is
 // formed there, never sent again), so an evaluation costs one Cholesky factorisation on the GPU
 // (~n³/3 FP64 flops); on cpu/reference the operand keeps a pointer to the caller's matrix and each
-// solve factorises a copy with LAPACK. The same operand multiplies (shifted_multiply), so a
+// solve factorises a copy (cpu: LAPACK; reference: textbook loops). The same operand multiplies (shifted_multiply), so a
 // subspace eigensolver and the solves share one upload.
 //
 // Layout as in dense_linalg.hpp: column-major with leading dimension (a symmetric row-major

@@ -2,8 +2,8 @@
 // symmetric matrix as both of its triangles), X and Y n × t row-major: the A⁻¹ products of
 // pedigree BLUP and single-step models, one per PCG iteration.
 //
-//   cpu / reference: rows in parallel (OpenMP), each row summed in storage order, so the result
-//     does not depend on the thread count.
+//   cpu: rows in parallel (OpenMP), each row summed in storage order, so the result does not
+//     depend on the thread count; reference: the same sums, in the same order, by plain loops.
 //   cuda: the operand uploads S once (32-bit indices while the nonzeros fit them) and keeps it
 //     on the device; each product is cuSPARSE SpMV (t = 1) or a kernel of one thread per output
 //     entry (t ≥ 2), both giving the same bits on every run. X and Y may be host or device

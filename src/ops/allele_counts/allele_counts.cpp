@@ -13,9 +13,7 @@ void allele_counts(const executor& exec, const variant_major_view& g,
   switch (exec.kind()) {
     case backend::reference: return kernels::reference::allele_counts(exec, g, include, out);
     case backend::cpu: return kernels::cpu::allele_counts(exec, g, include, out);
-    // cuda: counted on the host threads the executor owns - one pass over host-resident codes,
-    // as cheap as uploading them would be.
-    case backend::cuda: return kernels::cpu::allele_counts(exec, g, include, out);
+    case backend::cuda: return kernels::cuda::allele_counts(exec, g, include, out);
   }
 }
 

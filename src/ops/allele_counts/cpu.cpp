@@ -7,11 +7,13 @@
 
 #include "ops/allele_counts/kernels.hpp"
 
+// Built for POPCNT (as every instruction-set build, a target region): baseline x86-64 would make
+// std::popcount a libgcc call. The crossprod kernels need POPCNT too (x86-64-v2 and later).
+#pragma GCC push_options
+#pragma GCC target("popcnt")
+
 namespace pmx::kernels::cpu {
 
-// The library targets baseline x86-64, where std::popcount is a libgcc call; every x86-64 CPU
-// this runs on in practice has POPCNT, and the dispatcher falls back if not.
-__attribute__((target_clones("popcnt", "default")))
 void allele_counts(const executor& exec, const variant_major_view& g, std::span<const uint8_t> include,
                    std::span<variant_counts> out) {
   const int64_t n = g.n_samples;
@@ -40,3 +42,5 @@ void allele_counts(const executor& exec, const variant_major_view& g, std::span<
 }
 
 }  // namespace pmx::kernels::cpu
+
+#pragma GCC pop_options

@@ -8,5 +8,6 @@ namespace pmx::kernels {
                      std::span<const uint8_t> include, std::span<variant_counts> out)
 namespace reference { PMX_ALLELE_COUNTS_KERNEL; }
 namespace cpu { PMX_ALLELE_COUNTS_KERNEL; }
+namespace cuda { PMX_ALLELE_COUNTS_KERNEL; }  // cuda.cu, or cuda_stub.cpp without CUDA
 #undef PMX_ALLELE_COUNTS_KERNEL
 }  // namespace pmx::kernels

@@ -14,10 +14,10 @@
 namespace pmx::kernels::cuda {
 namespace {
 
-// The solver's resources for one call, released on every exit path.
+// The context's solver handle and this call's device buffers, released on every exit path.
 struct solver_call : detail::cusolver_handle {
   std::vector<void*> device;
-  explicit solver_call(cudaStream_t stream) : cusolver_handle(stream) {}
+  explicit solver_call(detail::cuda_context& c) : cusolver_handle(c) {}
   ~solver_call() {
     for (void* p : device) cudaFree(p);
   }
@@ -53,7 +53,7 @@ double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, i
                       int64_t ldb) {
   detail::cuda_scope scope(exec);
   cudaStream_t s = scope.ctx.stream;
-  solver_call call(s);
+  solver_call call(scope.ctx);
   const bool a_host = !detail::is_device_pointer(A), b_host = m > 0 && !detail::is_device_pointer(B);
   detail::check_device_fits(exec, scope.ctx,
              sizeof(double) * (a_host ? static_cast<size_t>(lda * n) : 0) +
@@ -96,7 +96,7 @@ void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, in
                      double* vectors, int64_t ldv) {
   detail::cuda_scope scope(exec);
   cudaStream_t s = scope.ctx.stream;
-  solver_call call(s);
+  solver_call call(scope.ctx);
   const bool a_host = !detail::is_device_pointer(A);
   detail::check_device_fits(exec, scope.ctx, a_host ? sizeof(double) * static_cast<size_t>(lda * n) : 0, "eigendecomposition");
   double* dA = device_operand(call, s, A, lda, n, n, true);

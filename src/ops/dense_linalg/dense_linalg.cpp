@@ -1,4 +1,7 @@
+// dense_linalg: validation and dispatch (reference.cpp, cpu.cpp, cuda.cu).
 #include "panoramix/ops/dense_linalg.hpp"
+
+#include <algorithm>
 
 #include "ops/dense_linalg/kernels.hpp"
 #include "panoramix/error.hpp"
@@ -12,8 +15,12 @@ double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, i
   PMX_EXPECTS(n == 0 || A, "matrix is null");
   PMX_EXPECTS(n == 0 || m == 0 || B, "right-hand side is null");
   if (n == 0) return 0.0;
-  if (exec.kind() == backend::cuda) return kernels::cuda::cholesky_solve(exec, n, A, lda, m, B, ldb);
-  return kernels::cpu::cholesky_solve(exec, n, A, lda, m, B, ldb);
+  switch (exec.kind()) {
+    case backend::reference: return kernels::reference::cholesky_solve(exec, n, A, lda, m, B, ldb);
+    case backend::cpu: return kernels::cpu::cholesky_solve(exec, n, A, lda, m, B, ldb);
+    case backend::cuda: return kernels::cuda::cholesky_solve(exec, n, A, lda, m, B, ldb);
+  }
+  return 0.0;
 }
 
 void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, int64_t count,
@@ -24,9 +31,11 @@ void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, in
   PMX_EXPECTS(n == 0 || A, "matrix is null");
   PMX_EXPECTS(count == 0 || values, "eigenvalue output is null");
   if (count == 0) return;
-  if (exec.kind() == backend::cuda)
-    return kernels::cuda::symmetric_eigen(exec, n, A, lda, count, values, vectors, ldv);
-  kernels::cpu::symmetric_eigen(exec, n, A, lda, count, values, vectors, ldv);
+  switch (exec.kind()) {
+    case backend::reference: return kernels::reference::symmetric_eigen(exec, n, A, lda, count, values, vectors, ldv);
+    case backend::cpu: return kernels::cpu::symmetric_eigen(exec, n, A, lda, count, values, vectors, ldv);
+    case backend::cuda: return kernels::cuda::symmetric_eigen(exec, n, A, lda, count, values, vectors, ldv);
+  }
 }
 
 void orthonormalize(const executor& exec, int64_t rows, int64_t cols, double* A, int64_t lda) {
@@ -34,7 +43,11 @@ void orthonormalize(const executor& exec, int64_t rows, int64_t cols, double* A,
   PMX_EXPECTS(lda >= std::max<int64_t>(rows, 1), "leading dimension smaller than the row count");
   PMX_EXPECTS(cols == 0 || A, "matrix is null");
   if (cols == 0) return;
-  kernels::cpu::orthonormalize(exec, rows, cols, A, lda);
+  switch (exec.kind()) {
+    case backend::reference: return kernels::reference::orthonormalize(exec, rows, cols, A, lda);
+    case backend::cpu:
+    case backend::cuda: return kernels::cpu::orthonormalize(exec, rows, cols, A, lda);  // host memory (header)
+  }
 }
 
 void dense_gemm(const executor& exec, bool transpose_a, bool transpose_b, int64_t m, int64_t n,
@@ -47,7 +60,13 @@ void dense_gemm(const executor& exec, bool transpose_a, bool transpose_b, int64_
   PMX_EXPECTS(m == 0 || n == 0 || C, "output is null");
   PMX_EXPECTS(k == 0 || m == 0 || n == 0 || (A && B), "input is null");
   if (m == 0 || n == 0) return;
-  kernels::cpu::dense_gemm(exec, transpose_a, transpose_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  switch (exec.kind()) {
+    case backend::reference:
+      return kernels::reference::dense_gemm(exec, transpose_a, transpose_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    case backend::cpu:
+    case backend::cuda:  // host memory (header)
+      return kernels::cpu::dense_gemm(exec, transpose_a, transpose_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
 }
 
 }  // namespace pmx

@@ -1,3 +1,4 @@
+// Backend kernels of dense_linalg (signatures once; validated and dispatched by dense_linalg.cpp).
 #pragma once
 #include "panoramix/ops/dense_linalg.hpp"
 
@@ -7,14 +8,16 @@ namespace pmx::kernels {
                         double* B, int64_t ldb);                                                \
   void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, int64_t count,  \
                        double* values, double* vectors, int64_t ldv)
-namespace cpu { PMX_DENSE_LINALG_KERNELS; }   // LAPACK (also serves the reference backend)
+// Host-only helpers: their operands are host memory on every executor (dense_linalg.hpp), so a
+// cuda executor runs the cpu ones.
+#define PMX_DENSE_LINALG_HOST_KERNELS                                                             \
+  void orthonormalize(const executor& exec, int64_t rows, int64_t cols, double* A, int64_t lda); \
+  void dense_gemm(const executor& exec, bool transpose_a, bool transpose_b, int64_t m, int64_t n, \
+                  int64_t k, double alpha, const double* A, int64_t lda, const double* B,        \
+                  int64_t ldb, double beta, double* C, int64_t ldc)
+namespace reference { PMX_DENSE_LINALG_KERNELS; PMX_DENSE_LINALG_HOST_KERNELS; }  // plain loops
+namespace cpu { PMX_DENSE_LINALG_KERNELS; PMX_DENSE_LINALG_HOST_KERNELS; }        // LAPACK, BLAS
 namespace cuda { PMX_DENSE_LINALG_KERNELS; }  // cuSOLVER (cuda.cu, or cuda_stub.cpp)
 #undef PMX_DENSE_LINALG_KERNELS
-// Host-only helpers (every executor runs them with BLAS/LAPACK; see dense_linalg.hpp).
-namespace cpu {
-void orthonormalize(const executor& exec, int64_t rows, int64_t cols, double* A, int64_t lda);
-void dense_gemm(const executor& exec, bool transpose_a, bool transpose_b, int64_t m, int64_t n,
-                int64_t k, double alpha, const double* A, int64_t lda, const double* B, int64_t ldb,
-                double beta, double* C, int64_t ldc);
-}  // namespace cpu
+#undef PMX_DENSE_LINALG_HOST_KERNELS
 }  // namespace pmx::kernels

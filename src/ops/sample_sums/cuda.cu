@@ -1,17 +1,21 @@
 // Device-resident sample sums: S and N as int32 n×n accumulators on the device for the whole
 // GRM, fed block by block from variant-major rows (uploaded 2 bits per call, transposed into bit
 // planes on the device, multiplied on the binary tensor cores of the crossprod op), and the row
-// sums a as doubles. flush() is the only n×n download.
+// sums a as doubles. flush() is the only n×n download. When they do not fit the device budget,
+// sample_sums_add runs each block through the cuda crossprod and table-product ops instead.
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "core/cuda_context.hpp"
 #include "core/host_transfer.hpp"
 #include "ops/crossprod/cuda_planes.cuh"
-#include "ops/sample_sums/cuda_detail.hpp"
+#include "ops/sample_sums/kernels.hpp"
 #include "panoramix/error.hpp"
+#include "panoramix/ops/crossprod.hpp"
+#include "panoramix/packed_genotypes.hpp"
 
-namespace pmx::kernels::sample_sums_cuda {
+namespace pmx::kernels::cuda {
 
 using detail::cuda_context;
 using detail::device_buffer;
@@ -74,14 +78,6 @@ sizes plan(int64_t n, bool S, bool N, bool a, int64_t kc) {
   z.part = a ? row_sum_slices * 4 * pitch * 8 : 0;
   return z;
 }
-}  // namespace
-
-int64_t device_budget(const executor& exec) {
-  detail::cuda_scope scope(exec);
-  return detail::device_budget(exec, scope.ctx);
-}
-
-int64_t held_bytes(const device_sums* d) { return d ? d->bytes : 0; }
 
 device_sums* create(const executor& exec, int64_t n, bool want_S, bool want_N, bool want_a, int64_t budget) {
   detail::cuda_scope scope(exec);
@@ -191,10 +187,45 @@ void flush(device_sums* d, const executor& exec, int32_t* S, int32_t* N, int64_t
   }
   PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
 }
+}  // namespace
 
-void destroy(device_sums* d) noexcept {
-  if (!d) return;
+void sample_sums_add(const executor& exec, const variant_major_view& g, std::span<const code_table> c_tables,
+                     std::span<const code_table> a_tables, const sample_sums_outputs& out) {
+  if (out.C) pmx::table_crossprod(exec, g, c_tables, out.C, out.ld);
+  if (out.S || out.N) {
+    const packed_rows t = transpose_to_sample_major(g, exec.threads());
+    pmx::crossprod_symmetric(exec, t.view(), {.S = out.S, .N = out.N, .ld = out.ld});
+  }
+  if (out.a) pmx::table_rowsums(exec, g, a_tables, std::span<double>(out.a, static_cast<size_t>(g.n_samples)));
+}
+
+device_sums* open_device_sums(const executor& exec, int64_t n, const sample_sums_outputs& out, executor& c_exec) {
+  int64_t budget = 0;
+  {
+    detail::cuda_scope scope(exec);
+    budget = detail::device_budget(exec, scope.ctx);
+  }
+  // When C is wanted too, its per-block op needs room of its own: the resident sums take at most
+  // half of the budget and C's op gets the rest.
+  device_sums* d =
+      create(exec, n, out.S != nullptr, out.N != nullptr, out.a != nullptr, out.C ? budget / 2 : budget);
+  if (d && out.C) c_exec.set_device_memory_budget(budget - d->bytes);
+  return d;
+}
+
+void add_device_sums(device_sums* d, const executor& exec, const executor& c_exec, const variant_major_view& g,
+                     std::span<const code_table> c_tables, std::span<const code_table> a_tables,
+                     const sample_sums_outputs& out, bool has_missing) {
+  if (out.C) pmx::table_crossprod(c_exec, g, c_tables, out.C, out.ld);
+  add(d, exec, g, out.a ? a_tables.front().data() : nullptr, has_missing);
+}
+
+void flush_device_sums(device_sums* d, const executor& exec, const sample_sums_outputs& out) {
+  flush(d, exec, out.S, out.N, out.ld, out.a);
+}
+
+void close_device_sums(device_sums* d) noexcept {
   delete d;  // device_buffer frees without throwing
 }
 
-}  // namespace pmx::kernels::sample_sums_cuda
+}  // namespace pmx::kernels::cuda

@@ -1,13 +1,25 @@
-// Stand-in for cuda.cu when the CUDA backend is not compiled in: nothing is ever device-resident.
-#include "ops/sample_sums/cuda_detail.hpp"
+// Stand-in for cuda.cu when the CUDA backend is not compiled in.
+#include "ops/sample_sums/kernels.hpp"
+#include "panoramix/error.hpp"
 
-namespace pmx::kernels::sample_sums_cuda {
+namespace pmx::kernels::cuda {
 
-device_sums* create(const executor&, int64_t, bool, bool, bool, int64_t) { return nullptr; }
-int64_t device_budget(const executor&) { return 0; }
-int64_t held_bytes(const device_sums*) { return 0; }
-void add(device_sums*, const executor&, const variant_major_view&, const double*, bool) {}
-void flush(device_sums*, const executor&, int32_t*, int32_t*, int64_t, double*) {}
-void destroy(device_sums*) noexcept {}
+namespace {
+[[noreturn]] void no_cuda() {
+  throw unsupported_error("sample_sums: the CUDA backend is not compiled in (use --device cpu)");
+}
+}  // namespace
 
-}  // namespace pmx::kernels::sample_sums_cuda
+void sample_sums_add(const executor&, const variant_major_view&, std::span<const code_table>,
+                     std::span<const code_table>, const sample_sums_outputs&) {
+  no_cuda();
+}
+device_sums* open_device_sums(const executor&, int64_t, const sample_sums_outputs&, executor&) { no_cuda(); }
+void add_device_sums(device_sums*, const executor&, const executor&, const variant_major_view&,
+                     std::span<const code_table>, std::span<const code_table>, const sample_sums_outputs&, bool) {
+  no_cuda();
+}
+void flush_device_sums(device_sums*, const executor&, const sample_sums_outputs&) { no_cuda(); }
+void close_device_sums(device_sums*) noexcept {}
+
+}  // namespace pmx::kernels::cuda

@@ -1,6 +1,7 @@
 // Shifted solves on the GPU: A resident once, each solve forms H = a·A + b·I on the device,
 // factorises it with cuSOLVER (Xpotrf, 64-bit API) and solves the right-hand sides (Xpotrs). The
-// factor of the last shift is kept: solves at the same shift only run Xpotrs.
+// factor of the last shift is kept: solves at the same shift only run Xpotrs. The a = 0 shift (b·I)
+// is solved in closed form on the host.
 // Upload: only the lower triangle crosses the bus (half of n² doubles), in column pieces through
 // the context's pinned staging buffers (a pageable cudaMemcpy of 20 GB runs at a fraction of the
 // link's rate); the device then mirrors it into the upper triangle so products run as DGEMM.
@@ -114,7 +115,7 @@ shifted_operand::device_copy* upload_shifted(const executor& exec, int64_t n, co
     mirror_lower_to_upper<<<dim3(tiles, tiles), dim3(32, 8), 0, s>>>(d->A, n);
     PMX_CUDA_CHECK_LAUNCH();
   }
-  detail::cusolver_handle solver(s);
+  detail::cusolver_handle solver(scope.ctx);
   size_t dev_bytes = 0, host_bytes = 0;
   PMX_CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
                                                  d->H, n, CUDA_R_64F, &dev_bytes, &host_bytes));
@@ -129,11 +130,12 @@ shifted_operand::device_copy* upload_shifted(const executor& exec, int64_t n, co
 void release_shifted(shifted_operand::device_copy* d) noexcept { delete d; }
 
 double shifted_cholesky_solve(const shifted_operand& op, double a, double b, int64_t m, double* B, int64_t ldb) {
+  if (a == 0) return solve_scaled_identity(op.n(), b, m, B, ldb);  // b·I: nothing to factorise
   detail::cuda_scope scope(op.exec());
   cudaStream_t s = scope.ctx.stream;
   auto* d = op.device();
   const int64_t n = op.n();
-  detail::cusolver_handle solver(s);
+  detail::cusolver_handle solver(scope.ctx);
   if (!(d->factored && d->a == a && d->b == b)) {
     d->factored = false;
     const dim3 grid(static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, 64)),

@@ -25,8 +25,7 @@ void cusparse_check(cusparseStatus_t s, const char* expr, const char* file, int 
 
 namespace pmx {
 struct sparse_operand::device_copy {
-  cusparseHandle_t handle = nullptr;
-  cusparseSpMatDescr_t mat = nullptr;
+  cusparseSpMatDescr_t mat = nullptr;  // products run on the executor's cuSPARSE handle
   bool narrow = false;  // 32-bit offsets and columns
   void* offsets = nullptr;
   void* columns = nullptr;
@@ -35,7 +34,6 @@ struct sparse_operand::device_copy {
   detail::device_buffer x, y, work;
   ~device_copy() {
     if (mat) cusparseDestroySpMat(mat);
-    if (handle) cusparseDestroy(handle);
     cudaFree(offsets);
     cudaFree(columns);
     cudaFree(values);
@@ -106,8 +104,6 @@ sparse_operand::device_copy* upload_sparse(const executor& exec, const csr_view&
   }
   PMX_CUDA_CHECK(cudaMemcpy(d->values, s.value, nnz * sizeof(double), cudaMemcpyHostToDevice));
   const cusparseIndexType_t it = narrow ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
-  PMX_CUSPARSE_CHECK(cusparseCreate(&d->handle));
-  PMX_CUSPARSE_CHECK(cusparseSetStream(d->handle, scope.ctx.stream));
   PMX_CUSPARSE_CHECK(cusparseCreateCsr(&d->mat, n, n, nnz, d->offsets, d->columns, d->values, it, it,
                                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
   return d.release();
@@ -143,10 +139,11 @@ void sparse_multiply(const sparse_operand& s, int64_t t, const double* X, double
     PMX_CUSPARSE_CHECK(cusparseCreateDnVec(&vy, n, dy, CUDA_R_64F));
     const std::unique_ptr<const cusparseDnVecDescr, decltype(&cusparseDestroyDnVec)> gy(vy, cusparseDestroyDnVec);
     // CSR_ALG2: the same bits on every run.
-    PMX_CUSPARSE_CHECK(cusparseSpMV_bufferSize(d.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d.mat, vx, &zero,
+    scope.ctx.start_sparse();
+    PMX_CUSPARSE_CHECK(cusparseSpMV_bufferSize(scope.ctx.sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d.mat, vx, &zero,
                                                vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, &work));
     d.work.reserve(std::max<size_t>(work, 1));
-    PMX_CUSPARSE_CHECK(cusparseSpMV(d.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d.mat, vx, &zero, vy,
+    PMX_CUSPARSE_CHECK(cusparseSpMV(scope.ctx.sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d.mat, vx, &zero, vy,
                                     CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, d.work.get()));
   } else if (d.narrow) {
     launch_rows_times_block(n, static_cast<const int32_t*>(d.offsets), static_cast<const int32_t*>(d.columns),

@@ -1,0 +1,41 @@
+// Backend kernels of sample_sums (signatures once; validated and dispatched by sample_sums.cpp).
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include "panoramix/ops/sample_sums.hpp"
+
+namespace pmx::kernels {
+// sample_sums_add: adds the variants of block g into the host outputs (+=, lower triangles of S,
+// N, C; every entry of a); null outputs are skipped. The front passes N only for blocks that may
+// have missing calls (the others are counted by add_uniform_pairs at flush()).
+#define PMX_SAMPLE_SUMS_KERNELS                                                                              \
+  void sample_sums_add(const executor& exec, const variant_major_view& g, std::span<const code_table> c_tables, \
+                       std::span<const code_table> a_tables, const sample_sums_outputs& out)
+namespace reference { PMX_SAMPLE_SUMS_KERNELS; }  // reference.cpp: plain loops over the codes
+namespace cpu { PMX_SAMPLE_SUMS_KERNELS; }        // cpu.cpp: the crossprod and table-product ops
+namespace cuda { PMX_SAMPLE_SUMS_KERNELS; }       // cuda.cu: the same ops on the device, per block
+#undef PMX_SAMPLE_SUMS_KERNELS
+
+/// N[i][j] += k for j <= i < n (host memory, the executor's threads, on every backend: N is a host
+/// output): the pairs of the variants promised free of missing calls, added once per flush().
+void add_uniform_pairs(const executor& exec, int64_t n, int32_t* N, int64_t ld, int32_t k);
+
+// Device-resident sums of the cuda backend (cuda.cu, or cuda_stub.cpp without CUDA): S, N
+// (int32 n×n) and a on the device across add() calls, downloaded once per flush().
+namespace cuda {
+struct device_sums;
+/// Device sums for the S, N and a of `out` (n samples) when they fit the device budget (with room
+/// left for C's per-block op when out.C is wanted: c_exec then gets the rest of the budget), else
+/// null (the caller adds block by block with sample_sums_add).
+device_sums* open_device_sums(const executor& exec, int64_t n, const sample_sums_outputs& out, executor& c_exec);
+/// Adds block g: C (when wanted) by the per-block op on c_exec, S always (when wanted), N when
+/// `has_missing`, a through a_tables. Returns once the block has been copied out of host memory.
+void add_device_sums(device_sums* d, const executor& exec, const executor& c_exec, const variant_major_view& g,
+                     std::span<const code_table> c_tables, std::span<const code_table> a_tables,
+                     const sample_sums_outputs& out, bool has_missing);
+/// Adds the device sums into the host outputs (S, N lower triangles; a) and zeroes them.
+void flush_device_sums(device_sums* d, const executor& exec, const sample_sums_outputs& out);
+void close_device_sums(device_sums* d) noexcept;
+}  // namespace cuda
+}  // namespace pmx::kernels

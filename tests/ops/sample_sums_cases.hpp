@@ -1,0 +1,173 @@
+// Test cases of sample_sums shared by every backend's tests (test_sample_sums.cpp: reference and
+// cpu; test_cuda_sample_sums.cpp: cuda): several blocks (one of a single variant, one promised
+// free of missing calls), a flush in the middle, every subset of outputs that callers use, and
+// outputs that start nonzero (the op adds) with the upper triangles left untouched. Each backend
+// must give the reference's S and N exactly and C and a to rounding; the reference is checked
+// against sums written out from the dosages in long double.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "panoramix/ops/sample_sums.hpp"
+#include "panoramix/packed_genotypes.hpp"
+#include "test_support.hpp"
+
+namespace pmx::sample_sums_cases {
+
+enum output_bits : unsigned { want_S = 1, want_N = 2, want_C = 4, want_a = 8, want_all = 15 };
+
+/// The output subsets of the cases: all, the GRM's S + N + a, C alone, N alone, a alone.
+inline const std::vector<unsigned> output_sets = {want_all, want_S | want_N | want_a, want_C, want_N, want_a};
+
+struct blocks {
+  int64_t n = 0;
+  std::vector<int64_t> sizes;
+  std::vector<packed_genotypes> g;
+  std::vector<std::vector<code_table>> c_tab, a_tab;
+  size_t clean = 0;  ///< the block without missing calls (added with has_missing = false)
+  int64_t variants() const {
+    int64_t k = 0;
+    for (int64_t s : sizes) k += s;
+    return k;
+  }
+};
+
+/// Blocks of the given sizes for n samples, 8 % missing except in block `clean`; the first is
+/// adversarial (an all-missing and a monomorphic variant).
+inline blocks make(int64_t n, const std::vector<int64_t>& sizes, size_t clean, uint64_t seed) {
+  blocks b;
+  b.n = n, b.sizes = sizes, b.clean = clean;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.5, 1.5);
+  for (size_t q = 0; q < sizes.size(); ++q) {
+    b.g.push_back(test::random_genotypes(n, sizes[q], q == clean ? 0.0 : 0.08, seed + 40 + q, q == 0));
+    b.c_tab.emplace_back(sizes[q]), b.a_tab.emplace_back(sizes[q]);
+    for (int64_t l = 0; l < sizes[q]; ++l) {
+      b.c_tab[q][l] = {u(rng), 0.0, u(rng), u(rng)};
+      b.a_tab[q][l] = {u(rng), 0.0, u(rng), u(rng)};
+    }
+  }
+  return b;
+}
+
+/// The cases every backend runs.
+inline std::vector<blocks> every_case() {
+  std::vector<blocks> c;
+  c.push_back(make(1, {1, 4, 3}, 1, 1));
+  c.push_back(make(5, {3, 1, 64}, 2, 2));
+  c.push_back(make(77, {3, 250, 64, 129}, 1, 3));
+  c.push_back(make(130, {1, 37, 700, 300}, 2, 4));
+  return c;
+}
+
+/// Host outputs, initialised to nonzero values (S, N: 3; C: 0.25; a: -1).
+struct outputs {
+  std::vector<int32_t> S, N;
+  std::vector<double> C, a;
+  explicit outputs(int64_t n)
+      : S(static_cast<size_t>(n * n), 3), N(S), C(static_cast<size_t>(n * n), 0.25), a(static_cast<size_t>(n), -1.0) {}
+};
+
+/// Runs the op on `e` for the outputs in `which`, flushing after block `flush_after` (and at the
+/// end); `residence` (when not null) receives the op's residence().
+inline outputs run(const executor& e, const blocks& b, unsigned which, int flush_after = 1,
+                   std::string* residence = nullptr) {
+  outputs o(b.n);
+  {
+    sample_sums s(e, b.n,
+                  {.S = which & want_S ? o.S.data() : nullptr, .N = which & want_N ? o.N.data() : nullptr,
+                   .C = which & want_C ? o.C.data() : nullptr, .ld = b.n, .a = which & want_a ? o.a.data() : nullptr});
+    if (residence) *residence = s.residence();
+    for (size_t q = 0; q < b.g.size(); ++q) {
+      s.add(b.g[q].view(), b.c_tab[q], b.a_tab[q], q != b.clean);
+      if (static_cast<int>(q) == flush_after) s.flush();
+    }
+    s.flush();
+  }
+  return o;
+}
+
+/// The sums written out from the dosages (long double for C and a), with the same initial values.
+struct naive_sums {
+  std::vector<int64_t> S, N;
+  std::vector<long double> C, a;
+};
+inline naive_sums naive(const blocks& b) {
+  const int64_t n = b.n;
+  naive_sums r{std::vector<int64_t>(n * n, 3), std::vector<int64_t>(n * n, 3), std::vector<long double>(n * n, 0.25L),
+               std::vector<long double>(n, -1.0L)};
+  for (size_t q = 0; q < b.g.size(); ++q)
+    for (int64_t l = 0; l < b.sizes[q]; ++l)
+      for (int64_t i = 0; i < n; ++i) {
+        const uint8_t ci = b.g[q].view().code(i, l);
+        const int xi = test::dosage(b.g[q], i, l);
+        r.a[i] += b.a_tab[q][l][ci];
+        for (int64_t j = 0; j <= i; ++j) {
+          const uint8_t cj = b.g[q].view().code(j, l);
+          const int xj = test::dosage(b.g[q], j, l);
+          if (xi >= 0 && xj >= 0) r.S[i * n + j] += xi * xj, r.N[i * n + j] += 1;
+          r.C[i * n + j] += static_cast<long double>(b.c_tab[q][l][ci]) * b.c_tab[q][l][cj];
+        }
+      }
+  return r;
+}
+
+/// got == want for S and N (lower triangles; upper triangles still 3), C and a within
+/// 1e-12 × (variants + 1) (|table entries| < 1.5), C's upper triangle still 0.25; outputs not in
+/// `which` untouched.
+template <class Want>
+void expect_sums(const Want& want, const outputs& got, const blocks& b, unsigned which, const std::string& what) {
+  const int64_t n = b.n;
+  const double tol = 1e-12 * static_cast<double>(b.variants() + 1);
+  for (int64_t i = 0; i < n; ++i) {
+    if (which & want_a) {
+      ASSERT_NEAR(got.a[i], static_cast<double>(want.a[i]), tol) << what << " a(" << i << ")";
+    } else {
+      ASSERT_EQ(got.a[i], -1.0) << what << ": a not requested";
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t at = i * n + j;
+      const bool lower = j <= i;
+      const std::string ij = "(" + std::to_string(i) + "," + std::to_string(j) + ")";
+      if (lower && (which & want_S)) {
+        ASSERT_EQ(got.S[at], want.S[at]) << what << " S" << ij;
+      } else {
+        ASSERT_EQ(got.S[at], 3) << what << " S" << ij << " untouched";
+      }
+      if (lower && (which & want_N)) {
+        ASSERT_EQ(got.N[at], want.N[at]) << what << " N" << ij;
+      } else {
+        ASSERT_EQ(got.N[at], 3) << what << " N" << ij << " untouched";
+      }
+      if (lower && (which & want_C)) {
+        ASSERT_NEAR(got.C[at], static_cast<double>(want.C[at]), tol) << what << " C" << ij;
+      } else {
+        ASSERT_EQ(got.C[at], 0.25) << what << " C" << ij << " untouched";
+      }
+    }
+  }
+}
+
+inline std::string describe(const blocks& b, unsigned which) {
+  return "n = " + std::to_string(b.n) + ", " + std::to_string(b.variants()) + " variants, outputs " +
+         (which & want_S ? "S" : "") + (which & want_N ? "N" : "") + (which & want_C ? "C" : "") +
+         (which & want_a ? "a" : "");
+}
+
+/// Every case and output subset on `e` against the reference backend.
+inline void every_case_matches_reference(const executor& e) {
+  for (const blocks& b : every_case())
+    for (unsigned which : output_sets) {
+      const outputs want = run(executor::reference(), b, which, -1);
+      const outputs got = run(e, b, which);
+      expect_sums(want, got, b, which, std::string(backend_name(e.kind())) + ": " + describe(b, which));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+}  // namespace pmx::sample_sums_cases
