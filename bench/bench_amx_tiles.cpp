@@ -28,8 +28,12 @@
 #include <string>
 #include <vector>
 
-#include "core/amx_tiles.hpp"
 #include "core/cpu_dispatch.hpp"
+
+// The AMX build (src/ops/genotype_gemm/cpu_amx.cpp's region): the tile loop and its harness.
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,amx-tile,amx-int8")
+#include "core/amx_tiles.hpp"
 #include "ops/genotype_gemm/amx_tile_products.hpp"
 
 namespace {
@@ -118,6 +122,8 @@ double rate(const options& o, int threads, bool as_used) {
 }
 
 }  // namespace
+
+#pragma GCC pop_options
 
 int main(int argc, char** argv) {
   const options o = parse(argc, argv);

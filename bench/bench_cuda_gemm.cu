@@ -154,14 +154,15 @@ int main(int argc, char** argv) {
   try {
     cudaDeviceProp prop{};
     PMX_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    const executor cuda(backend::cuda, 16);
+    const tuning settings = tuning::from_environment();
+    const executor cuda(backend::cuda, 16, settings);
     detail::cuda_context& ctx = cuda.cuda_context();
     {
       detail::cuda_scope scope(cuda);  // starts the context (stream, cuBLAS)
     }
     cudaStream_t st = ctx.stream;
     std::printf("device: %s, %d SMs, CC %d.%d; MMA path: %s\n", prop.name, prop.multiProcessorCount, prop.major,
-                prop.minor, std::getenv("PMX_GEMM_MMA") ? std::getenv("PMX_GEMM_MMA") : "default (m16n8k16 on sm_90)");
+                prop.minor, settings.gemm_m8 ? "m8 (PMX_GEMM_MMA=m8)" : "default (m16n8k16 on sm_90)");
 
     // Ceilings of this run: read bandwidth (8 GB read), device copy, cuBLAS DGEMM 8192^3.
     double read_bw = 0, copy_bw = 0, dgemm_rate = 0;
@@ -227,8 +228,9 @@ int main(int argc, char** argv) {
       const variant_major_view view{nullptr, n, k, (n + 3) / 4};
 
       bool nw = normwise;
-      auto zl = [&] { genotype_gemm(cuda, &r, view, false, p.data(), nullptr, l, L, l, 0.0, Y, l, nw); };
-      auto ztl = [&] { genotype_gemm(cuda, &r, view, true, p.data(), nullptr, l, Lt, l, 0.0, W, l, nw); };
+      executor active = cuda;  // the sweep below swaps in executors with other kernel settings
+      auto zl = [&] { genotype_gemm(active, &r, view, false, p.data(), nullptr, l, L, l, 0.0, Y, l, nw); };
+      auto ztl = [&] { genotype_gemm(active, &r, view, true, p.data(), nullptr, l, Lt, l, 0.0, W, l, nw); };
       const double t_zl = median_s(reps, zl), t_ztl = median_s(reps, ztl);
 
       // Kernel variants (environment switches of cuda.cu), each against the default's results.
@@ -237,16 +239,19 @@ int main(int argc, char** argv) {
         PMX_CUDA_CHECK(cudaMemcpy(dY.data(), Y, n * l * 8, cudaMemcpyDeviceToHost));
         PMX_CUDA_CHECK(cudaMemcpy(dW.data(), W, k * l * 8, cudaMemcpyDeviceToHost));
         struct variant {
-          const char *name, *var, *value;
+          const char* name;
+          void (*select)(tuning&);
           bool normwise;
         };
-        const variant vs[] = {{"PMX_GEMM_ZTL=mt4 (64 variants/warp)", "PMX_GEMM_ZTL", "mt4", false},
-                              {"PMX_GEMM_MMA=m8 (sm_80 kernels)", "PMX_GEMM_MMA", "m8", false},
-                              {"PMX_GEMM_NARROW=0 (MMA for l <= 3)", "PMX_GEMM_NARROW", "0", false},
-                              {"componentwise (FP64 routes)", nullptr, nullptr, false},
-                              {"normwise (INT8 tensor cores)", nullptr, nullptr, true}};
+        const variant vs[] = {{"PMX_GEMM_ZTL=mt4 (64 variants/warp)", [](tuning& t) { t.gemm_ztl_mt4 = true; }, false},
+                              {"PMX_GEMM_MMA=m8 (sm_80 kernels)", [](tuning& t) { t.gemm_m8 = true; }, false},
+                              {"PMX_GEMM_NARROW=0 (MMA for l <= 3)", [](tuning& t) { t.gemm_narrow = false; }, false},
+                              {"componentwise (FP64 routes)", [](tuning&) {}, false},
+                              {"normwise (INT8 tensor cores)", [](tuning&) {}, true}};
         for (const variant& v : vs) {
-          if (v.var) setenv(v.var, v.value, 1);
+          tuning t = settings;
+          v.select(t);
+          active = executor(backend::cuda, 16, t);
           nw = v.normwise;
           const double a = median_s(reps, zl), b = median_s(reps, ztl);
           PMX_CUDA_CHECK(cudaMemcpy(vY.data(), Y, n * l * 8, cudaMemcpyDeviceToHost));
@@ -256,7 +261,7 @@ int main(int argc, char** argv) {
           for (int64_t e = 0; e < k * l; ++e) dw = std::max(dw, std::fabs(vW[e] - dW[e])), sw = std::max(sw, std::fabs(dW[e]));
           std::printf("  sweep n=%lld %-36s Z*L %8.3f ms  Zt*L~ %8.3f ms  max|diff|/max|default| %.1e / %.1e\n",
                       (long long)n, v.name, a * 1e3, b * 1e3, dy / sy, dw / sw);
-          if (v.var) unsetenv(v.var);
+          active = cuda;
           nw = normwise;
         }
         std::fflush(stdout);

@@ -210,7 +210,9 @@ std::string load_average() {
 int main(int argc, char** argv) {
   const options o = parse(argc, argv);
   report_fastest = o.fastest;
-  if (!o.isa.empty()) isa::set_gemm_isa(o.isa);
+  tuning settings = tuning::from_environment();
+  if (!o.isa.empty()) settings.cpu_isa = o.isa;
+  const executor cpu(backend::cpu, o.threads, settings);
 
   std::string command;
   for (int a = 0; a < argc; ++a) command += (a ? " " : "") + std::string(argv[a]);
@@ -224,7 +226,7 @@ int main(int argc, char** argv) {
   std::printf("machine : %s, %ld online cores, %s %s\n", cpu_model().c_str(),
               sysconf(_SC_NPROCESSORS_ONLN), un.sysname, un.release);
   std::printf("threads : %d (panoramix and OpenBLAS)   table kernels: %s   OpenBLAS: %s (%s)\n",
-              o.threads, isa::active_table_kernels().isa, openblas_get_config(),
+              o.threads, isa::active_table_kernels(cpu).isa, openblas_get_config(),
               openblas_get_corename());
   const double bytes_2bit = static_cast<double>(o.k) * ((o.n + 3) / 4);
   std::printf(
@@ -236,7 +238,6 @@ int main(int argc, char** argv) {
 
   auto t0 = std::chrono::steady_clock::now();
   const packed_genotypes g = simulate(o.n, o.k, o.missing, o.threads);
-  const executor cpu(backend::cpu, o.threads);
   std::vector<variant_counts> counts(static_cast<size_t>(o.k));
   allele_counts(cpu, g.view(), {}, counts);
   std::vector<double> p(static_cast<size_t>(o.k)), s(static_cast<size_t>(o.k));
@@ -286,8 +287,9 @@ int main(int argc, char** argv) {
     r.st_ztl = isa::gemm_profile();
     isa::set_gemm_profiling(false);
     if (int8) {
-      setenv("PMX_GEMM_INT8", "require", 1);  // both products on AMX, whatever the default picks
-      const gemm_operand op(cpu, g.view(), gemm_accuracy::normwise);
+      tuning amx = settings;
+      amx.gemm_int8 = tuning::int8::require;  // both products on AMX, whatever the default picks
+      const gemm_operand op(executor(backend::cpu, o.threads, amx), g.view(), gemm_accuracy::normwise);
       r.Y8.resize(r.Y.size());
       r.W8.resize(r.W.size());
       kernels::cpu::set_amx_profiling(true);
@@ -302,7 +304,6 @@ int main(int argc, char** argv) {
       kernels::cpu::set_amx_profiling(false);
       r.c_zl8 = max_rel_diff(r.Y8, r.Y);
       r.c_ztl8 = max_rel_diff(r.W8, r.W);
-      unsetenv("PMX_GEMM_INT8");
     }
     results.push_back(std::move(r));
   }

@@ -20,6 +20,13 @@
 
 namespace pmx::test {
 
+/// A cpu executor whose kernel families run their `isa` build ("" = the best supported).
+inline executor cpu_with_isa(const std::string& isa, int threads) {
+  tuning t;
+  t.cpu_isa = isa;
+  return executor(backend::cpu, threads, t);
+}
+
 /// Random genotypes: each call missing with probability `missing`, else 0/1/2 from a per-variant
 /// frequency. Variant 0 is all-missing and variant 1 monomorphic when `adversarial` and k >= 2.
 packed_genotypes random_genotypes(int64_t n, int64_t k, double missing, uint64_t seed,

@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "panoramix/tuning.hpp"
+
 namespace pmx {
 
 enum class backend { reference, cpu, cuda };
@@ -13,20 +15,33 @@ namespace detail {
 struct cuda_context;  // defined by the CUDA backend (src/core/cuda_context.hpp); opaque here
 }
 
-/// Resources handle passed first to every op. Cheap to copy: copies share the CUDA resources.
+/// Resources handle passed first to every op: which backend runs it, its threads, the CUDA
+/// resources and the route settings. Cheap to copy: copies share the CUDA resources.
 class executor {
  public:
-  /// `threads` <= 0 means all hardware threads. A cuda executor also uses its threads for the
-  /// host side of transfers (staging copies, accumulating downloaded results).
-  explicit executor(backend kind = backend::cpu, int threads = 0);
+  /// `threads` <= 0 means all hardware threads; a reference executor always has one (its kernels
+  /// are plain serial loops). A cuda executor also uses its threads for the host side of
+  /// transfers (staging copies, accumulating downloaded results).
+  explicit executor(backend kind = backend::cpu, int threads = 0, const pmx::tuning& settings = {});
 
   backend kind() const { return kind_; }
   int threads() const { return threads_; }
+  /// True when the ops of this executor run on a device (their operands cross a bus).
+  bool on_device() const { return kind_ == backend::cuda; }
+  /// Route settings (tuning.hpp), given by the front end.
+  const pmx::tuning& tuning() const { return tuning_; }
+
+  /// The executor for work that stays on the host (small dense algebra beside device products,
+  /// sparse pedigree terms): this one unless it is a cuda executor, else a cpu executor with its
+  /// threads and settings. A reference executor stays reference, so its runs check every step.
+  executor host() const;
+  /// This executor with `threads` threads (<= 0: all); shares the CUDA resources.
+  executor with_threads(int threads) const;
 
   /// Device memory (bytes) the CUDA ops of this executor may hold at once. 0 (the default) means
-  /// PMX_CUDA_MEMORY_MB from the environment when set, else the device's free memory minus a
-  /// margin. Ops that need more tile their work (rows, columns, output blocks) to fit.
-  int64_t device_memory_budget() const { return device_budget_; }
+  /// tuning().cuda_memory_mb when set, else the device's free memory minus a margin. Ops that
+  /// need more tile their work (rows, columns, output blocks) to fit.
+  int64_t device_memory_budget() const { return device_budget_ > 0 ? device_budget_ : tuning_.cuda_memory_mb << 20; }
   executor& set_device_memory_budget(int64_t bytes) {
     device_budget_ = bytes;
     return *this;
@@ -41,6 +56,7 @@ class executor {
  private:
   backend kind_;
   int threads_;
+  pmx::tuning tuning_;
   int64_t device_budget_ = 0;
   std::shared_ptr<detail::cuda_context> cuda_;
 };

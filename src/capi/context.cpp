@@ -21,7 +21,7 @@ using namespace pmx::capi;
 
 pmx::executor pmx_context::make_executor() const {
   std::lock_guard lock(mutex);
-  pmx::executor exec(device, threads);
+  pmx::executor exec(device, threads, tuning);
   exec.set_device_memory_budget(device_memory);
   return exec;
 }

@@ -13,6 +13,9 @@ struct pmx_context {
   pmx::backend device = pmx::backend::cpu;
   int threads = 0;             // <= 0: all hardware threads
   int64_t device_memory = 0;   // 0: automatic (see executor::device_memory_budget)
+  // The PMX_* route settings, read from the environment when the context is created (the C API
+  // is a front end: the library below never reads the environment).
+  pmx::tuning tuning = pmx::tuning::from_environment();
 
   /// An executor with the current settings (copied: handles do not refer back to the context).
   pmx::executor make_executor() const;

@@ -54,7 +54,8 @@ std::unique_ptr<plink_fileset> open_input(const common_options& o, run_log& log)
 executor make_executor(const common_options& o, run_log& log) {
   // "auto": cuda when it is compiled in and a device is visible, else cpu (parse_backend).
   const backend kind = parse_backend(o.device);
-  executor exec(kind, o.threads);
+  // The PMX_* route settings (tuning.hpp) are read here, once, for the whole run.
+  executor exec(kind, o.threads, tuning::from_environment());
   log.message("Backend: " + backend_name(exec.kind()) + ", " + std::to_string(exec.threads()) + " threads");
   return exec;
 }

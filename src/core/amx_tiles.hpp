@@ -1,4 +1,5 @@
 // AMX tile set-up shared by the AMX-INT8 kernels (check kernels::cpu::amx_int8_usable() first).
+// Included inside an AMX target region (#pragma GCC target, as every instruction-set build).
 #pragma once
 #include <immintrin.h>
 
@@ -19,7 +20,7 @@ struct alignas(64) amx_tile_config {
 inline void amx_memory_barrier() { __asm__ volatile("" ::: "memory"); }
 
 /// All 8 tiles 16 rows × 64 bytes (int8 operands, or 16 × 16 int32 accumulators), on this thread.
-__attribute__((target("amx-tile"))) inline void amx_configure_full_tiles() {
+inline void amx_configure_full_tiles() {
   amx_tile_config cfg;
   for (int t = 0; t < 8; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;
   amx_memory_barrier();
@@ -27,6 +28,6 @@ __attribute__((target("amx-tile"))) inline void amx_configure_full_tiles() {
   amx_memory_barrier();
 }
 
-__attribute__((target("amx-tile"))) inline void amx_release_tiles() { _tile_release(); }
+inline void amx_release_tiles() { _tile_release(); }
 
 }  // namespace pmx::detail

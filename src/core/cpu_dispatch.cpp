@@ -11,14 +11,6 @@
 
 namespace pmx::kernels::cpu {
 
-std::string& cpu_isa_override() {
-  static std::string name = [] {
-    const char* env = std::getenv("PMX_CPU_ISA");
-    return std::string(env ? env : "");
-  }();
-  return name;
-}
-
 bool amx_int8_usable() {
   static const bool usable = [] {
 #if !defined(__x86_64__) || !defined(SYS_arch_prctl)

@@ -1,7 +1,6 @@
 // Run-time choice among per-instruction-set builds of a kernel family. The library is built for
-// baseline x86-64; each family lists the builds this CPU supports, best first, and the
-// PMX_CPU_ISA environment variable (or cpu_isa_override(), for tests and benchmarks) forces one
-// by name for every family at once.
+// baseline x86-64; each family lists the builds this CPU supports, best first, and the executor's
+// tuning().cpu_isa (PMX_CPU_ISA at the front ends) forces one by name for every family at once.
 #pragma once
 #include <string>
 #include <vector>
@@ -10,9 +9,6 @@
 
 namespace pmx::kernels::cpu {
 
-/// The forced instruction set ("" = the best supported); starts as $PMX_CPU_ISA.
-std::string& cpu_isa_override();
-
 /// True when the CPU has AMX-INT8 tiles (with AVX-512 F/BW beside them) and the OS lets this
 /// process use them: Linux hands out the 8 KiB tile state only after arch_prctl(ARCH_REQ_XCOMP_PERM,
 /// XFEATURE_XTILEDATA), which this asks for once (the permission is process-wide, so OpenMP
@@ -20,12 +16,12 @@ std::string& cpu_isa_override();
 bool amx_int8_usable();
 
 /// The entry of `supported()` (a vector of structs with a `const char* isa`, best first) named
-/// by the override, else the first. Cached per thread and per family until the override changes.
+/// `want`, else the first when `want` is empty. Cached per thread and per family until `want`
+/// changes.
 template <class Kernels, class Supported>
-const Kernels& choose_cpu_isa(Supported supported) {
+const Kernels& choose_cpu_isa(const std::string& want, Supported supported) {
   static thread_local std::string chosen_for = "\x01";
   static thread_local Kernels chosen{};
-  const std::string& want = cpu_isa_override();
   if (chosen_for != want) {
     const std::vector<Kernels> all = supported();
     if (all.empty()) throw unsupported_error("this CPU lacks the instructions these kernels need");

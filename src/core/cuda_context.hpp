@@ -3,6 +3,8 @@
 #pragma once
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <cusparse.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -69,6 +71,11 @@ struct cuda_context {
   int device = 0;
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
+  // cuSOLVER (dense, with its 64-bit API parameters) and cuSPARSE handles on `stream`: made by
+  // start_solver() / start_sparse() on first use (each costs milliseconds), kept for the context.
+  cusolverDnHandle_t solver = nullptr;
+  cusolverDnParams_t solver_params = nullptr;
+  cusparseHandle_t sparse = nullptr;
   // Two pinned host staging buffers; staged[i] is recorded after the last device use of buffer i.
   void* pinned[2] = {nullptr, nullptr};
   size_t pinned_bytes = 0;
@@ -81,6 +88,8 @@ struct cuda_context {
   ~cuda_context();
 
   void start();
+  void start_solver();
+  void start_sparse();
   int64_t held_bytes() const;
   /// Pinned staging buffers of at least `bytes` each.
   void ensure_pinned(size_t bytes);
@@ -101,8 +110,8 @@ class cuda_scope {
   std::unique_lock<std::mutex> lock_;
 };
 
-/// Device bytes an op of `exec` may hold: the executor's setting, else PMX_CUDA_MEMORY_MB, else
-/// the free device memory (plus what this context already holds) minus a margin.
+/// Device bytes an op of `exec` may hold: exec.device_memory_budget() when set, else the free
+/// device memory (plus what this context already holds) minus a margin.
 int64_t device_budget(const executor& exec, const cuda_context& ctx);
 
 /// Host -> device in pieces through the two pinned staging buffers. For each piece of at most

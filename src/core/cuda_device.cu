@@ -57,6 +57,9 @@ cuda_context::~cuda_context() {
     if (pinned[i]) cudaFreeHost(pinned[i]);
     if (staged[i]) cudaEventDestroy(staged[i]);
   }
+  if (solver_params) cusolverDnDestroyParams(solver_params);
+  if (solver) cusolverDnDestroy(solver);
+  if (sparse) cusparseDestroy(sparse);
   if (blas) cublasDestroy(blas);
   if (stream) cudaStreamDestroy(stream);
 }
@@ -70,6 +73,26 @@ void cuda_context::start() {
   for (int i = 0; i < 2; ++i) PMX_CUDA_CHECK(cudaEventCreateWithFlags(&staged[i], cudaEventDisableTiming));
   started = true;
   ensure_pinned(default_staging_bytes);
+}
+
+void cuda_context::start_solver() {
+  if (solver) return;
+  auto check = [](cusolverStatus_t s, const char* what) {
+    if (s != CUSOLVER_STATUS_SUCCESS)
+      throw error(std::string("cuSOLVER: ") + what + " failed (status " + std::to_string(static_cast<int>(s)) + ")");
+  };
+  check(cusolverDnCreate(&solver), "cusolverDnCreate");
+  check(cusolverDnSetStream(solver, stream), "cusolverDnSetStream");
+  check(cusolverDnCreateParams(&solver_params), "cusolverDnCreateParams");
+}
+
+void cuda_context::start_sparse() {
+  if (sparse) return;
+  auto check = [](cusparseStatus_t s, const char* what) {
+    if (s != CUSPARSE_STATUS_SUCCESS) throw error(std::string("cuSPARSE: ") + what + ": " + cusparseGetErrorString(s));
+  };
+  check(cusparseCreate(&sparse), "cusparseCreate");
+  check(cusparseSetStream(sparse, stream), "cusparseSetStream");
 }
 
 // transfer_buffer's page-locked memory (null when CUDA refuses: the caller falls back).
@@ -125,13 +148,6 @@ cuda_scope::cuda_scope(const executor& exec) : ctx(exec.cuda_context()), lock_(c
 
 int64_t device_budget(const executor& exec, const cuda_context& ctx) {
   if (exec.device_memory_budget() > 0) return exec.device_memory_budget();
-  if (const char* env = std::getenv("PMX_CUDA_MEMORY_MB"); env && *env) {
-    char* end = nullptr;
-    const long long mb = std::strtoll(env, &end, 10);
-    if (*end != '\0' || mb <= 0)
-      throw input_error(std::string("PMX_CUDA_MEMORY_MB must be a positive number of MiB, not '") + env + "'");
-    return static_cast<int64_t>(mb) << 20;
-  }
   size_t free_bytes = 0, total_bytes = 0;
   PMX_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   // Margin: cuBLAS workspaces, the CUDA context's own allocations, other users of the device.

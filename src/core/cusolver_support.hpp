@@ -26,25 +26,18 @@ inline void check_device_fits(const executor& exec, cuda_context& c, size_t byte
                             " MiB (use --device cpu)");
 }
 
-/// A cuSOLVER dense handle and 64-bit-API parameters bound to a stream.
+/// The executor's cuSOLVER dense handle and 64-bit-API parameters, on its stream (owned by the
+/// context, made on first use).
 struct cusolver_handle {
   cusolverDnHandle_t handle = nullptr;
   cusolverDnParams_t params = nullptr;
-  explicit cusolver_handle(cudaStream_t stream);
-  ~cusolver_handle() {
-    if (params) cusolverDnDestroyParams(params);
-    if (handle) cusolverDnDestroy(handle);
+  explicit cusolver_handle(cuda_context& c) {
+    c.start_solver();
+    handle = c.solver;
+    params = c.solver_params;
   }
-  cusolver_handle(const cusolver_handle&) = delete;
-  cusolver_handle& operator=(const cusolver_handle&) = delete;
 };
 
 }  // namespace pmx::detail
 
 #define PMX_CUSOLVER_CHECK(expr) ::pmx::detail::cusolver_check((expr), #expr, __FILE__, __LINE__)
-
-inline pmx::detail::cusolver_handle::cusolver_handle(cudaStream_t stream) {
-  PMX_CUSOLVER_CHECK(cusolverDnCreate(&handle));
-  PMX_CUSOLVER_CHECK(cusolverDnSetStream(handle, stream));
-  PMX_CUSOLVER_CHECK(cusolverDnCreateParams(&params));
-}

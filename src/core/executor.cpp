@@ -11,8 +11,10 @@ namespace detail {
 std::shared_ptr<cuda_context> make_cuda_context();
 }  // namespace detail
 
-executor::executor(backend kind, int threads)
-    : kind_(kind), threads_(threads > 0 ? threads : omp_get_max_threads()) {
+executor::executor(backend kind, int threads, const pmx::tuning& settings)
+    : kind_(kind),
+      threads_(kind == backend::reference ? 1 : threads > 0 ? threads : omp_get_max_threads()),
+      tuning_(settings) {
   if (kind_ == backend::cuda) {
     if (!cuda_available())
       throw unsupported_error(cuda_compiled_in()
@@ -20,6 +22,19 @@ executor::executor(backend kind, int threads)
                                   : "--device cuda: this build has no CUDA backend (not built)");
     cuda_ = detail::make_cuda_context();
   }
+}
+
+executor executor::host() const {
+  if (kind_ != backend::cuda) return *this;
+  executor h(backend::cpu, threads_, tuning_);
+  h.device_budget_ = device_budget_;
+  return h;
+}
+
+executor executor::with_threads(int threads) const {
+  executor e = *this;
+  if (kind_ != backend::reference) e.threads_ = threads > 0 ? threads : omp_get_max_threads();
+  return e;
 }
 
 detail::cuda_context& executor::cuda_context() const {

@@ -128,21 +128,23 @@ void check(const data& d, const executor& cuda, bool beta_nonzero, memory mem, c
   expect_close(Wc, Wr, bounds(d, true, beta, W0, ld_w), d.k, d.l, ld_w, "Zt*L " + what);
 }
 
-// Runs `body` once per kernel family this GPU has (the sm_80 kernels run on sm_90 too): the
-// default, the m8n8k4 kernels, and the other sm_90 Zᵀ·Λ̃ kernel.
+// Runs `body` once per kernel family this GPU has (the sm_80 kernels run on sm_90 too), each on a
+// cuda executor whose tuning selects it: the default, the m8n8k4 kernels, the other sm_90 Zᵀ·Λ̃
+// kernel, and the MMA kernels for narrow products.
 template <class Body>
 void for_each_path(Body body) {
   struct path {
-    const char *name, *var, *value;
+    const char* name;
+    void (*select)(tuning&);
   };
-  const path paths[] = {{"default", nullptr, nullptr},
-                        {"m8", "PMX_GEMM_MMA", "m8"},
-                        {"ztl_mt4", "PMX_GEMM_ZTL", "mt4"},
-                        {"mma_for_l<=3", "PMX_GEMM_NARROW", "0"}};
+  const path paths[] = {{"default", [](tuning&) {}},
+                        {"m8", [](tuning& t) { t.gemm_m8 = true; }},
+                        {"ztl_mt4", [](tuning& t) { t.gemm_ztl_mt4 = true; }},
+                        {"mma_for_l<=3", [](tuning& t) { t.gemm_narrow = false; }}};
   for (const path& p : paths) {
-    if (p.var) setenv(p.var, p.value, 1);
-    body(std::string(p.name));
-    if (p.var) unsetenv(p.var);
+    tuning t;
+    p.select(t);
+    body(std::string(p.name), executor(backend::cuda, 4, t));
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
@@ -158,7 +160,7 @@ TEST(CudaGemm, MatchesReferenceOnOddShapes) {
   const shape shapes[] = {{1, 1, 1},      {3, 5, 3},       {33, 65, 10},    {127, 129, 32},  {129, 7, 64},
                           {1025, 63, 10}, {2049, 517, 3},  {130, 1100, 17}, {513, 1537, 10}, {4097, 301, 1},
                           {70, 2000, 67}, {3001, 1001, 10}, {777, 1100, 9}, {1100, 1300, 26}, {9000, 77, 10}};
-  for_each_path([&](const std::string& path) {
+  for_each_path([&](const std::string& path, const executor& cuda) {
     uint64_t seed = 11;
     for (const auto& s : shapes) {
       const bool observed = seed % 2 == 0, scaled = seed % 3 != 0;
@@ -209,7 +211,7 @@ TEST(CudaGemm, TinyBudgetStreamsTheGenotypes) {
   executor cuda(backend::cuda, 4);
   cuda.set_device_memory_budget(int64_t{3} << 20);
   const data d = make(5003, 2011, 10, 0.05, false, true, 21);
-  for_each_path([&](const std::string& path) {
+  for_each_path([&](const std::string& path, const executor& cuda) {
     const gemm_operand op(cuda, d.g.view());
     check(d, cuda, false, memory::host, "streamed " + path, &op);
     if (::testing::Test::HasFatalFailure()) return;
@@ -268,10 +270,12 @@ TEST(CudaGemm, EmptyShapes) {
 // taken 4x looser (bounds_normwise in gemm_cases.hpp).
 namespace {
 
-struct require_int8 {
-  require_int8() { setenv("PMX_GEMM_INT8", "require", 1); }
-  ~require_int8() { unsetenv("PMX_GEMM_INT8"); }
-};
+// A cuda executor whose normwise products must take the INT8 route (or fail).
+executor int8_cuda() {
+  tuning t;
+  t.gemm_int8 = tuning::int8::require;
+  return executor(backend::cuda, 4, t);
+}
 
 // Both products of one case on a normwise operand against the reference.
 void check_normwise(const data& d, const gemm_operand& op, bool beta_nonzero, memory mem, const std::string& tag) {
@@ -301,7 +305,7 @@ void check_normwise(const data& d, const gemm_operand& op, bool beta_nonzero, me
 // products run only where a warp's tile has one); l = 1..4; λ with mixed magnitudes (make()).
 TEST(CudaGemm, NormwiseOperandMeetsItsBound) {
   PMX_REQUIRE_GPU();
-  const executor cuda(backend::cuda, 4);
+  const executor cuda = int8_cuda();
   struct shape {
     int64_t n, k, l;
     double missing;
@@ -309,7 +313,6 @@ TEST(CudaGemm, NormwiseOperandMeetsItsBound) {
   const shape shapes[] = {{1, 1, 1, 0.0},      {5, 3, 2, 0.3},      {129, 33, 3, 0.0},   {1023, 31, 4, 0.05},
                           {1025, 65, 1, 0.6},  {3000, 513, 3, 0.0}, {4097, 1100, 2, 0.02}, {20011, 700, 3, 0.01},
                           {777, 3001, 4, 0.0}, {9000, 2049, 1, 0.0}};
-  require_int8 guard;
   uint64_t seed = 301;
   for (const auto& s : shapes) {
     const data d = make(s.n, s.k, s.l, s.missing, seed % 2 == 0, seed % 3 != 1, seed);
@@ -330,18 +333,18 @@ TEST(CudaGemm, NormwiseIsDeterministicAndWideProductsStayComponentwise) {
   const gemm_operand op(cuda, d.g.view(), gemm_accuracy::normwise);
   const gemm_centring c{d.p, d.s};
   {
-    require_int8 guard;
+    const gemm_operand op8(int8_cuda(), d.g.view(), gemm_accuracy::normwise);
     std::vector<double> a(static_cast<size_t>(d.k * d.l)), b(a.size()), y1(static_cast<size_t>(d.n * d.l)), y2(y1.size());
     for (int rep = 0; rep < 2; ++rep) {
-      gemm_transposed(op, c, d.l, d.lambda_t.data(), d.ld_b, 0.0, (rep ? b : a).data(), d.l);
-      gemm(op, c, d.l, d.lambda.data(), d.ld_a, 0.0, (rep ? y2 : y1).data(), d.l);
+      gemm_transposed(op8, c, d.l, d.lambda_t.data(), d.ld_b, 0.0, (rep ? b : a).data(), d.l);
+      gemm(op8, c, d.l, d.lambda.data(), d.ld_a, 0.0, (rep ? y2 : y1).data(), d.l);
     }
     EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * 8));
     EXPECT_EQ(0, std::memcmp(y1.data(), y2.data(), y1.size() * 8));
   }
   const data e = make(5000, 1500, 5, 0.02, true, true, 77);  // same genotypes
   check(e, cuda, true, memory::host, "normwise l=5", &op);
-  require_int8 guard;
+  const gemm_operand op8(int8_cuda(), d.g.view(), gemm_accuracy::normwise);
   std::vector<double> W(static_cast<size_t>(e.k * e.l));
-  EXPECT_THROW(gemm_transposed(op, c, e.l, e.lambda_t.data(), e.ld_b, 0.0, W.data(), e.l), unsupported_error);
+  EXPECT_THROW(gemm_transposed(op8, c, e.l, e.lambda_t.data(), e.ld_b, 0.0, W.data(), e.l), unsupported_error);
 }

@@ -10,7 +10,6 @@
 #include "panoramix/error.hpp"
 #include "panoramix/grm.hpp"
 #include "panoramix/ops/crossprod.hpp"
-#include "panoramix/ops/sample_sums.hpp"
 #include "panoramix/ops/table_products.hpp"
 #include "panoramix/plink_write.hpp"
 #include "test_support.hpp"
@@ -186,14 +185,14 @@ TEST(CudaCrossprod, TinyMemoryBudgetForcesTiling) {
     expect_rect_equal(want, got, "rectangular 700 x 600 over 3000 in 3 MiB");
   }
   {
-    // The same through the environment variable (the executor setting left at 0).
+    // The same through the tuning (PMX_CUDA_MEMORY_MB; the executor setting left at 0).
     const int64_t n = 600, k = 2000;
     const auto t = sample_rows(n, k, 8);
     sums want(n, n, 0), got(n, n, 0);
     crossprod_symmetric(cpu, t.view(), want.all(n, false));
-    ::setenv("PMX_CUDA_MEMORY_MB", "2", 1);
-    crossprod_symmetric(executor(backend::cuda, 4), t.view(), got.all(n, false));
-    ::unsetenv("PMX_CUDA_MEMORY_MB");
+    tuning small;
+    small.cuda_memory_mb = 2;
+    crossprod_symmetric(executor(backend::cuda, 4, small), t.view(), got.all(n, false));
     expect_symmetric_equal(want, got, n, 0, "symmetric 600 x 2000, PMX_CUDA_MEMORY_MB=2");
   }
   {
@@ -340,63 +339,6 @@ TEST(CudaGrm, CommandLineDeviceCuda) {
     for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-12 * std::max(1.0, std::abs(a[i]))) << method;
     EXPECT_NE(test::read_text(f.dir.path("auto") + ".log").find("Backend: cuda"), std::string::npos);
   }
-}
-
-// sample_sums keeps S, N and a on the device across blocks and hands them over at flush(): the
-// same integers as the cpu backend bit for bit, a to rounding; with a budget too small for the
-// resident sums it falls back to per-block ops (host residence), same results again.
-TEST(CudaSampleSums, DeviceResidentMatchesCpu) {
-  PMX_REQUIRE_GPU();
-  struct budget_case {
-    int64_t bytes;
-    const char* residence;
-  };
-  for (int64_t n : {int64_t{1}, int64_t{5}, int64_t{130}, int64_t{300}})
-    for (budget_case bc : {budget_case{0, "device"}, budget_case{int64_t{2560} << 10, "device"},
-                           budget_case{int64_t{1} << 20, "host"}}) {
-      if (n < 300 && bc.bytes) continue;  // the budget cases are sized for n = 300
-      const std::vector<int64_t> blocks = {1, 37, 2000, 700};
-      std::vector<packed_genotypes> g;
-      for (size_t b = 0; b < blocks.size(); ++b)  // block 2 has no missing call
-        g.push_back(test::random_genotypes(n, blocks[b], b == 2 ? 0.0 : 0.05, 100 + b, b == 0));
-      auto tables = [](int64_t k, uint64_t seed) {
-        std::vector<code_table> t(static_cast<size_t>(k));
-        std::mt19937_64 rng(seed);
-        std::uniform_real_distribution<double> u(-2, 2);
-        for (auto& x : t) x = {u(rng), 0.0, u(rng), u(rng)};
-        return t;
-      };
-      struct outs {
-        std::vector<int32_t> S, N;
-        std::vector<double> a;
-      };
-      auto run = [&](const executor& e, int flush_after, std::string* residence) {
-        outs o{std::vector<int32_t>(n * n, 3), std::vector<int32_t>(n * n, 3), std::vector<double>(n, 0.5)};
-        sample_sums s(e, n, {.S = o.S.data(), .N = o.N.data(), .ld = n, .a = o.a.data()});
-        if (residence) *residence = s.residence();
-        for (size_t b = 0; b < g.size(); ++b) {
-          const auto t = tables(blocks[b], 7 + b);
-          s.add(g[b].view(), {}, t, b != 2);
-          if (static_cast<int>(b) == flush_after) s.flush();
-        }
-        s.flush();
-        return o;
-      };
-      const outs want = run(cpu, -1, nullptr);
-      executor gpu(backend::cuda, 4);
-      if (bc.bytes) gpu.set_device_memory_budget(bc.bytes);
-      std::string residence;
-      const outs got = run(gpu, 1, &residence);
-      const std::string what = "n = " + std::to_string(n) + ", budget " + std::to_string(bc.bytes);
-      EXPECT_EQ(residence, bc.residence) << what;
-      for (int64_t i = 0; i < n; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          ASSERT_EQ(want.S[i * n + j], got.S[i * n + j]) << what << " S(" << i << "," << j << ")";
-          ASSERT_EQ(want.N[i * n + j], got.N[i * n + j]) << what << " N(" << i << "," << j << ")";
-        }
-        ASSERT_NEAR(want.a[i], got.a[i], 1e-12 * (1 + std::abs(want.a[i]))) << what << " a(" << i << ")";
-      }
-    }
 }
 
 TEST(CudaLd, CommandLineDeviceCudaMatchesCpu) {

@@ -28,10 +28,12 @@ namespace {
     if (!kernels::cpu::gemm_amx_applies(1)) GTEST_SKIP() << "no usable AMX-INT8 / AVX-512 VBMI here"; \
   } while (0)
 
-struct require_int8 {
-  require_int8() { setenv("PMX_GEMM_INT8", "require", 1); }
-  ~require_int8() { unsetenv("PMX_GEMM_INT8"); }
-};
+// A cpu executor whose normwise products must take the INT8 route (or fail).
+executor int8_executor(int threads, tuning::int8 setting = tuning::int8::require) {
+  tuning t;
+  t.gemm_int8 = setting;
+  return executor(backend::cpu, threads, t);
+}
 
 void check(const data& d, const gemm_operand& op, bool beta_nonzero, const std::string& tag) {
   const gemm_centring c{d.p, d.s};
@@ -57,12 +59,11 @@ TEST(GemmNormwiseCpu, AmxRouteMeetsItsBound) {
                           {300, 80000, 1, 0.015},
                           // and Zᵀ·Λ̃'s sums of a variant, once they have covered 260,000 samples
                           {270000, 40, 2, 0.015}};
-  require_int8 guard;
   uint64_t seed = 501;
   for (const auto& s : shapes) {
     const data d = make(s.n, s.k, s.l, s.missing, seed % 2 == 0, seed % 3 != 1, seed);
     for (int threads : {1, 2}) {
-      const gemm_operand op(executor(backend::cpu, threads), d.g.view(), gemm_accuracy::normwise);
+      const gemm_operand op(int8_executor(threads), d.g.view(), gemm_accuracy::normwise);
       check(d, op, seed % 2 == 1, "threads=" + std::to_string(threads));
       if (HasFatalFailure()) return;
     }
@@ -76,8 +77,8 @@ TEST(GemmNormwiseCpu, DeterministicAndSwitchable) {
   PMX_REQUIRE_AMX();
   const data d = make(3000, 1500, 4, 0.02, true, true, 9);
   const gemm_centring c{d.p, d.s};
-  auto run = [&](int threads, gemm_accuracy acc) {
-    const gemm_operand op(executor(backend::cpu, threads), d.g.view(), acc);
+  auto run = [&](int threads, gemm_accuracy acc, tuning::int8 setting = tuning::int8::automatic) {
+    const gemm_operand op(int8_executor(threads, setting), d.g.view(), acc);
     std::vector<double> Y(static_cast<size_t>(d.n * d.l)), W(static_cast<size_t>(d.k * d.l));
     gemm(op, c, d.l, d.lambda.data(), d.ld_a, 0.0, Y.data(), d.l);
     gemm_transposed(op, c, d.l, d.lambda_t.data(), d.ld_b, 0.0, W.data(), d.l);
@@ -86,9 +87,7 @@ TEST(GemmNormwiseCpu, DeterministicAndSwitchable) {
   };
   const auto a = run(1, gemm_accuracy::normwise), b = run(2, gemm_accuracy::normwise);
   EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * 8));
-  setenv("PMX_GEMM_INT8", "0", 1);
-  const auto off = run(2, gemm_accuracy::normwise);
-  unsetenv("PMX_GEMM_INT8");
+  const auto off = run(2, gemm_accuracy::normwise, tuning::int8::off);
   const auto cw = run(2, gemm_accuracy::componentwise);
   EXPECT_EQ(0, std::memcmp(off.data(), cw.data(), off.size() * 8));
 }

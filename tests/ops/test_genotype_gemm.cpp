@@ -276,14 +276,10 @@ std::vector<gemm_case> all_cases() {
 
 }  // namespace
 
-class GenotypeGemmIsa : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override { isa::set_gemm_isa(GetParam()); }
-  void TearDown() override { isa::set_gemm_isa(""); }
-};
+class GenotypeGemmIsa : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GenotypeGemmIsa, MatchesReference) {
-  const executor cpu(backend::cpu, 2);
+  const executor cpu = test::cpu_with_isa(GetParam(), 2);
   for (const auto& t : all_cases()) {
     const auto d = make_data(t);
     check_case(t, d, cpu, GetParam());
@@ -299,17 +295,15 @@ TEST_P(GenotypeGemmIsa, BitIdenticalAcrossIsaAndThreads) {
                              gemm_case{1037, 1290, 1, 0.02, true, true, false, 7}}) {
     const auto d = make_data(t);
     const gemm_centring c{d.p, d.s};
-    auto run = [&](int threads) {
-      const executor cpu(backend::cpu, threads);
+    auto run = [&](const std::string& isa, int threads) {
+      const executor cpu = test::cpu_with_isa(isa, threads);
       std::vector<double> Y(t.n * t.l), W(t.k * t.l);
       gemm(cpu, d.g.view(), c, t.l, d.lambda.data(), d.ld_a, 0.0, Y.data(), t.l);
       gemm_transposed(cpu, d.g.view(), c, t.l, d.lambda_t.data(), d.ld_b, 0.0, W.data(), t.l);
       return std::pair{Y, W};
     };
-    const auto mine = run(3);
-    isa::set_gemm_isa("scalar");
-    const auto base = run(1);
-    isa::set_gemm_isa(GetParam());
+    const auto mine = run(GetParam(), 3);
+    const auto base = run("scalar", 1);
     EXPECT_TRUE(mine.first == base.first) << "Z*L differs from scalar/1 thread";
     EXPECT_TRUE(mine.second == base.second) << "Zt*L differs from scalar/1 thread";
   }

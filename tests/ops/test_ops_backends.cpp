@@ -1,11 +1,11 @@
-// Every op: hand-checked values on the reference backend, then the cpu backend against reference
-// on random and adversarial shapes (sizes around multiples of 4/32/64/128, one sample, one
-// variant, all-missing and monomorphic variants).
+// crossprod and table products (allele_counts: test_allele_counts.cpp): hand-checked values on the
+// reference backend, then the cpu backend against reference on random and adversarial shapes
+// (sizes around multiples of 4/32/64/128, one sample, one variant, all-missing and monomorphic
+// variants).
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "panoramix/ops/allele_counts.hpp"
 #include "panoramix/ops/crossprod.hpp"
 #include "panoramix/ops/table_products.hpp"
 #include "ops/crossprod/popcount_tiles.hpp"
@@ -38,13 +38,6 @@ packed_genotypes hand_example() {
 
 TEST(ReferenceOps, HandExample) {
   const auto g = hand_example();
-  std::vector<variant_counts> c(4);
-  allele_counts(ref, g.view(), {}, c);
-  EXPECT_EQ(c[0], (variant_counts{1, 0, 1, 1}));
-  EXPECT_EQ(c[1], (variant_counts{1, 2, 0, 0}));
-  EXPECT_EQ(c[2], (variant_counts{2, 0, 0, 1}));
-  EXPECT_EQ(c[3], (variant_counts{1, 1, 1, 0}));
-
   const auto t = transpose_to_sample_major(g.view(), 1);
   std::vector<int32_t> S(9, 0), N(9, 0);
   crossprod_symmetric(ref, t.view(), {.S = S.data(), .N = N.data(), .ld = 3});
@@ -96,22 +89,6 @@ TEST(Transpose, MatchesCodesAndPadsWithMissing) {
     }
 }
 
-TEST(CpuBackend, AlleleCountsMatchReference) {
-  for (int64_t n : sample_sizes)
-    for (int64_t k : {1, 5, 33, 130}) {
-      const auto g = test::random_genotypes(n, k, 0.1, 7 * n + k);
-      std::vector<uint8_t> mask(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) mask[i] = (i * 7) % 3 != 0;
-      for (bool masked : {false, true}) {
-        std::vector<variant_counts> a(k), b(k);
-        const std::span<const uint8_t> m = masked ? std::span<const uint8_t>(mask) : std::span<const uint8_t>();
-        allele_counts(ref, g.view(), m, a);
-        allele_counts(cpu, g.view(), m, b);
-        ASSERT_EQ(a, b) << n << "x" << k << " masked=" << masked;
-      }
-    }
-}
-
 namespace {
 struct crossprod_sums {
   std::vector<int32_t> S, N, U, V, Ut, Vt;
@@ -128,8 +105,7 @@ struct crossprod_sums {
 // Every instruction set the CPU supports (AVX-512, AVX2, scalar) against the reference.
 class CrossprodIsa : public ::testing::TestWithParam<std::string> {
  protected:
-  void SetUp() override { kernels::cpu::set_popcount_isa(GetParam()); }
-  void TearDown() override { kernels::cpu::set_popcount_isa(""); }
+  const executor cpu = test::cpu_with_isa(GetParam(), 2);  // the tests' `cpu`, on this build
 };
 
 TEST_P(CrossprodIsa, SymmetricMatchesReferenceExactly) {

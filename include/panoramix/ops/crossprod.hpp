@@ -37,4 +37,17 @@ void crossprod(const executor& exec, const packed_rows_view& A, const packed_row
 /// must be null).
 void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const crossprod_outputs& out);
 
+/// Sparse companion sums: for pairs of rows with missing calls, N, U, V and their transposes
+/// differ from row constants only at the columns one row misses, so they follow from sums over
+/// those columns of the other rows. The rows are kept as a sample-major byte table (one byte per
+/// call, missing_table_code[.bed code]: bit 0 = x >= 1, bit 1 = x == 2, bit 2 = missing).
+constexpr uint8_t missing_table_code[4] = {3, 4, 1, 0};
+/// For t in [0, len): sx[t] = Σ_k x(table[idx[k] * ld + t]), sxx[t] = Σ_k x², sm[t] = Σ_k missing
+/// (set, not accumulated; sm may be null). Any count; sums are exact in int32 for count < 2^29.
+using missing_sums_fn = void (*)(const uint8_t* table, int64_t ld, const int32_t* idx, int64_t count,
+                                 int64_t len, int32_t* sx, int32_t* sxx, int32_t* sm);
+/// The kernel of `exec` (the cpu backend's instruction-set build), looked up once for a loop of
+/// many small calls. The table is host memory: a cuda executor's kernel is its host one.
+missing_sums_fn missing_sums_kernel(const executor& exec);
+
 }  // namespace pmx

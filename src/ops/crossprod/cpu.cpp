@@ -85,7 +85,7 @@ void add_tile(int32_t* out, int64_t ld, const int64_t* acc, int64_t ta, int64_t 
 }
 
 void run(const executor& exec, const planes& A, const planes& B, const crossprod_outputs& out, bool symmetric) {
-  const popcount_tiles& k = active_popcount_tiles();
+  const popcount_tiles& k = active_popcount_tiles(exec);
   const int64_t a_tiles = A.rows_padded / 4, b_tiles = B.rows_padded / 4;
   const int64_t n_tasks = (A.rows + a_block_rows - 1) / a_block_rows;
   const bool uv = out.U || out.V;

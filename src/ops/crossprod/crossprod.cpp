@@ -33,4 +33,13 @@ void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const 
   }
 }
 
+missing_sums_fn missing_sums_kernel(const executor& exec) {
+  switch (exec.kind()) {
+    case backend::reference: return kernels::reference::missing_sums_kernel(exec);
+    case backend::cpu: return kernels::cpu::missing_sums_kernel(exec);
+    case backend::cuda: return kernels::cuda::missing_sums_kernel(exec);
+  }
+  return nullptr;
+}
+
 }  // namespace pmx

@@ -150,7 +150,8 @@ void run_tile(cuda_context& c, const executor& exec, const job& j, const std::ve
   for (product pr : todo) {
     const int nt = targets_of(pr, j, dev_out, t, used);
     const bool sn = pr == product::S || pr == product::N;
-    run_product(pr, pa, ta0, ta_rows, pb, tb0, tb_rows, j.symmetric && sn, a_glob, b_glob, t, nt, ldo, c.stream);
+    run_product(pr, pa, ta0, ta_rows, pb, tb0, tb_rows, j.symmetric && sn, a_glob, b_glob, t, nt, ldo, c.stream,
+                mma_kind_of(exec.tuning().binary_mma));
   }
   for (int o = 0; o < n_outputs; ++o) {
     if (!used[o]) continue;
@@ -182,7 +183,7 @@ void run(const executor& exec, job& j) {
 
   // Scratch: raw ring, planes of the A group, planes of the B group, one buffer per output.
   const bool shared_b = j.symmetric && p.ga >= A.n_rows;
-  std::vector<size_t> sizes(slot_out0 + n_outputs, 0);
+  std::vector<size_t> sizes(int{slot_out0} + int{n_outputs}, 0);
   sizes[slot_raw0] = sizes[slot_raw1] = static_cast<size_t>(p.slab);
   sizes[slot_planes_a] = static_cast<size_t>(plane_bytes(j.mask_a, p.ga, p.kc));
   sizes[slot_planes_b] = shared_b ? 0 : static_cast<size_t>(plane_bytes(j.mask_b, p.gb, p.kc));
@@ -260,5 +261,8 @@ void crossprod_symmetric(const executor& exec, const packed_rows_view& A, const 
   job j = make_job(A, A, out, true);
   run(exec, j);
 }
+
+// The sparse companion sums read a host table in small pieces: the host kernel of the executor.
+missing_sums_fn missing_sums_kernel(const executor& exec) { return cpu::missing_sums_kernel(exec.host()); }
 
 }  // namespace pmx::kernels::cuda

@@ -23,6 +23,8 @@
 
 #include <cstdint>
 
+#include "panoramix/tuning.hpp"
+
 namespace pmx::kernels::cuda_detail {
 
 enum plane_id : int { plane_h = 0, plane_d = 1, plane_c = 2 };
@@ -69,8 +71,11 @@ unsigned planes_of_a(product p);  ///< plane mask the A side of a product reads
 unsigned planes_of_b(product p);
 
 /// Which tensor-core instruction runs the products: automatic = wgmma on compute capability 9.0
-/// (else mma.sync), unless PMX_CUDA_BINARY_MMA=sync|wgmma says otherwise.
+/// (else mma.sync); the executor's tuning().binary_mma may force one.
 enum class mma_kind { automatic, sync, wgmma };
+inline mma_kind mma_kind_of(tuning::mma m) {
+  return m == tuning::mma::sync ? mma_kind::sync : m == tuning::mma::wgmma ? mma_kind::wgmma : mma_kind::automatic;
+}
 
 struct product_target {
   int32_t* out = nullptr;  ///< row-major, leading dimension ldo; rows >= pad256(a_rows), ldo >= pad256(b_rows)

@@ -371,17 +371,9 @@ bool wgmma_compiled() {
   return yes;
 }
 
-// wgmma on compute capability 9.0 when its sm_90a code is loaded, else mma.sync;
-// PMX_CUDA_BINARY_MMA=sync|wgmma overrides the default.
+// wgmma on compute capability 9.0 when its sm_90a code is loaded, else mma.sync.
 path choose_path(mma_kind kind) {
-  static const int env = [] {
-    const char* e = std::getenv("PMX_CUDA_BINARY_MMA");
-    if (!e || !*e) return 0;
-    if (std::string(e) == "sync") return 1;
-    if (std::string(e) == "wgmma") return 2;
-    throw input_error(std::string("PMX_CUDA_BINARY_MMA must be sync or wgmma, not '") + e + "'");
-  }();
-  if (kind == mma_kind::automatic) kind = env == 1 ? mma_kind::sync : env == 2 ? mma_kind::wgmma : default_kind;
+  if (kind == mma_kind::automatic) kind = default_kind;
   if (kind == mma_kind::sync) return path::sync;
   int dev = 0, major = 0, minor = 0;
   PMX_CUDA_CHECK(cudaGetDevice(&dev));

@@ -12,4 +12,8 @@ void crossprod_symmetric(const executor&, const packed_rows_view&, const crosspr
   throw unsupported_error("crossprod: the CUDA backend is not compiled in (use --device cpu)");
 }
 
+missing_sums_fn missing_sums_kernel(const executor&) {
+  throw unsupported_error("crossprod: the CUDA backend is not compiled in (use --device cpu)");
+}
+
 }  // namespace pmx::kernels::cuda

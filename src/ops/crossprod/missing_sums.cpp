@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/cpu_dispatch.hpp"
+#include "ops/crossprod/kernels.hpp"
 
 namespace pmx::kernels::cpu {
 namespace {
@@ -34,6 +35,8 @@ void scalar_sums(const uint8_t* table, int64_t ld, const int32_t* idx, int64_t c
 
 }  // namespace
 
+missing_sums_fn missing_sums_kernel(const executor& exec) { return active_missing_sums(exec).sums; }
+
 missing_sums_kernels missing_sums_scalar() { return {"scalar", scalar_sums}; }
 
 std::vector<missing_sums_kernels> supported_missing_sums() {
@@ -47,8 +50,8 @@ std::vector<missing_sums_kernels> supported_missing_sums() {
   return out;
 }
 
-const missing_sums_kernels& active_missing_sums() {
-  return choose_cpu_isa<missing_sums_kernels>(supported_missing_sums);
+const missing_sums_kernels& active_missing_sums(const executor& exec) {
+  return choose_cpu_isa<missing_sums_kernels>(exec.tuning().cpu_isa, supported_missing_sums);
 }
 
 }  // namespace pmx::kernels::cpu

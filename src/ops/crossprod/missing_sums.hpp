@@ -15,15 +15,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "panoramix/executor.hpp"
+#include "panoramix/ops/crossprod.hpp"
+
 namespace pmx::kernels::cpu {
 
 /// Table byte of a .bed code {0 hom A1 (x = 2), 1 missing, 2 het (x = 1), 3 hom A2 (x = 0)}.
-constexpr uint8_t missing_code[4] = {3, 4, 1, 0};
+constexpr const uint8_t* missing_code = missing_table_code;
 
-/// For t in [0, len): sx[t] = Σ_k x(table[idx[k] * ld + t]), sxx[t] = Σ_k x², sm[t] = Σ_k missing
-/// (set, not accumulated; sm may be null). Any count; sums are exact in int32 for count < 2^29.
-using missing_sums_fn = void (*)(const uint8_t* table, int64_t ld, const int32_t* idx, int64_t count,
-                                 int64_t len, int32_t* sx, int32_t* sxx, int32_t* sm);
+using pmx::missing_sums_fn;  // the op's kernel type (panoramix/ops/crossprod.hpp)
 
 struct missing_sums_kernels {
   const char* isa;
@@ -31,7 +31,8 @@ struct missing_sums_kernels {
 };
 
 std::vector<missing_sums_kernels> supported_missing_sums();
-const missing_sums_kernels& active_missing_sums();
+/// The one ops of `exec` use: the best supported, or the one its tuning().cpu_isa names.
+const missing_sums_kernels& active_missing_sums(const executor& exec);
 
 missing_sums_kernels missing_sums_scalar();
 missing_sums_kernels missing_sums_avx2();

@@ -11,7 +11,7 @@
 constexpr int64_t pmx_prefetch_rows = 6;
 
 template <int V>
-PMX_TARGET inline void pmx_block(const uint8_t* table, int64_t ld, const int32_t* idx, int64_t count, int64_t t0,
+inline void pmx_block(const uint8_t* table, int64_t ld, const int32_t* idx, int64_t count, int64_t t0,
                                  int32_t* sx, int32_t* sxx, int32_t* sm) {
   const PMX_V spread = pmx_set1(static_cast<int32_t>(missing_spread));
   const PMX_V fields = pmx_set1(static_cast<int32_t>(missing_fields));
@@ -44,7 +44,7 @@ PMX_TARGET inline void pmx_block(const uint8_t* table, int64_t ld, const int32_t
   }
 }
 
-PMX_TARGET void pmx_sums(const uint8_t* table, int64_t ld, const int32_t* idx, int64_t count, int64_t len,
+void pmx_sums(const uint8_t* table, int64_t ld, const int32_t* idx, int64_t count, int64_t len,
                          int32_t* sx, int32_t* sxx, int32_t* sm) {
   int64_t t0 = 0;
   for (; t0 + PMX_WIDE * PMX_LANES <= len; t0 += PMX_WIDE * PMX_LANES)

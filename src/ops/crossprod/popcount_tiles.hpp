@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "panoramix/executor.hpp"
+
 namespace pmx::kernels::cpu {
 
 using tile1_fn = void (*)(const uint64_t* const* x, const uint64_t* const* y, int64_t words, int64_t* acc);
@@ -23,10 +25,8 @@ struct popcount_tiles {
 
 /// The implementations this CPU can run, best first ("avx512", "avx2", "scalar").
 std::vector<popcount_tiles> supported_popcount_tiles();
-/// The one ops use: the best supported, or the one named by PMX_CPU_ISA / set_popcount_isa().
-const popcount_tiles& active_popcount_tiles();
-/// Forces an implementation by name (tests compare every one with the reference); "" = best.
-void set_popcount_isa(const std::string& isa);
+/// The one ops of `exec` use: the best supported, or the one its tuning().cpu_isa names.
+const popcount_tiles& active_popcount_tiles(const executor& exec);
 
 // Per-ISA entry points (defined in popcount_tiles_<isa>.cpp, compiled with that ISA's flags).
 popcount_tiles popcount_tiles_scalar();

@@ -4,10 +4,13 @@
 
 #include "ops/crossprod/popcount_tiles.hpp"
 
+#pragma GCC push_options
+#pragma GCC target("avx2")
+
 namespace pmx::kernels::cpu {
 namespace {
 
-__attribute__((target("avx2"))) inline __m256i popcount_bytes(__m256i v) {
+inline __m256i popcount_bytes(__m256i v) {
   const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1,
                                        2, 2, 3, 2, 3, 3, 4);
   const __m256i low = _mm256_set1_epi8(0x0f);
@@ -15,7 +18,7 @@ __attribute__((target("avx2"))) inline __m256i popcount_bytes(__m256i v) {
                          _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), low)));
 }
 
-__attribute__((target("avx2"))) inline int64_t hsum(__m256i v) {
+inline int64_t hsum(__m256i v) {
   __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   return _mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1);
 }
@@ -23,7 +26,7 @@ __attribute__((target("avx2"))) inline int64_t hsum(__m256i v) {
 // Byte counters hold at most 8 per term per word group; flush them to 64-bit lanes every
 // 15 steps (15 * 2 terms * 8 < 256).
 template <bool two>
-__attribute__((target("avx2"))) void tile(const uint64_t* const* x, const uint64_t* const* y,
+void tile(const uint64_t* const* x, const uint64_t* const* y,
                                           const uint64_t* const* z, int64_t words, int64_t* acc) {
   __m256i total[16], bytes[16];
   for (int i = 0; i < 16; ++i) total[i] = bytes[i] = _mm256_setzero_si256();
@@ -65,3 +68,5 @@ void tile2(const uint64_t* const* x, const uint64_t* const* y, const uint64_t* c
 popcount_tiles popcount_tiles_avx2() { return {"avx2", tile1, tile2}; }
 
 }  // namespace pmx::kernels::cpu
+
+#pragma GCC pop_options

@@ -8,13 +8,16 @@
 
 #include "ops/crossprod/popcount_tiles.hpp"
 
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vpopcntdq")
+
 namespace pmx::kernels::cpu {
 namespace {
 
 // acc[i] += Σ lanes of s[i], i < 16, by a transpose-add tree (14 adds and 28 shuffles for all 16
 // instead of 16 separate horizontal reductions): pairs of vectors fold 128-bit halves, then
 // 256-bit halves, leaving the 16 sums in order in two vectors.
-__attribute__((target("avx512f"))) inline void reduce16(const __m512i* s, int64_t* acc) {
+inline void reduce16(const __m512i* s, int64_t* acc) {
   __m512i t[8], u[4];
   for (int p = 0; p < 8; ++p)
     t[p] = _mm512_add_epi64(_mm512_unpacklo_epi64(s[2 * p], s[2 * p + 1]), _mm512_unpackhi_epi64(s[2 * p], s[2 * p + 1]));
@@ -30,7 +33,7 @@ __attribute__((target("avx512f"))) inline void reduce16(const __m512i* s, int64_
   }
 }
 
-__attribute__((target("avx512f,avx512vpopcntdq"))) void tile1(const uint64_t* const* x, const uint64_t* const* y,
+void tile1(const uint64_t* const* x, const uint64_t* const* y,
                                                               int64_t words, int64_t* acc) {
   __m512i s[16];
   for (auto& v : s) v = _mm512_setzero_si512();
@@ -45,7 +48,7 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) void tile1(const uint64_t* co
   reduce16(s, acc);
 }
 
-__attribute__((target("avx512f,avx512vpopcntdq"))) void tile2(const uint64_t* const* x, const uint64_t* const* y,
+void tile2(const uint64_t* const* x, const uint64_t* const* y,
                                                               const uint64_t* const* z, int64_t words,
                                                               int64_t* acc) {
   __m512i s[16];
@@ -69,3 +72,5 @@ __attribute__((target("avx512f,avx512vpopcntdq"))) void tile2(const uint64_t* co
 popcount_tiles popcount_tiles_avx512() { return {"avx512", tile1, tile2}; }
 
 }  // namespace pmx::kernels::cpu
+
+#pragma GCC pop_options

@@ -50,4 +50,25 @@ void crossprod_symmetric(const executor&, const packed_rows_view& A, const cross
       pair(&x[i * A.n_cols], &x[j * A.n_cols], A.n_cols, out, i, j, j <= i);
 }
 
+namespace {
+// Plain loops over the table bytes: x = bit 0 + bit 1, x² = bit 0 + 3·bit 1, missing = bit 2.
+void missing_sums(const uint8_t* table, int64_t ld, const int32_t* idx, int64_t count, int64_t len, int32_t* sx,
+                  int32_t* sxx, int32_t* sm) {
+  for (int64_t t = 0; t < len; ++t) {
+    int64_t x = 0, xx = 0, m = 0;
+    for (int64_t k = 0; k < count; ++k) {
+      const uint8_t b = table[idx[k] * ld + t];
+      x += (b & 1) + (b >> 1 & 1);
+      xx += (b & 1) + 3 * (b >> 1 & 1);
+      m += b >> 2 & 1;
+    }
+    sx[t] = static_cast<int32_t>(x);
+    sxx[t] = static_cast<int32_t>(xx);
+    if (sm) sm[t] = static_cast<int32_t>(m);
+  }
+}
+}  // namespace
+
+missing_sums_fn missing_sums_kernel(const executor&) { return missing_sums; }
+
 }  // namespace pmx::kernels::reference

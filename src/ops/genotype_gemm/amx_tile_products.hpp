@@ -1,6 +1,6 @@
 // The AMX-INT8 tile loop of the cpu genotype products (cpu_amx.cpp), in its own header so that
 // bench_amx_tiles measures this loop and not a copy. Check kernels::cpu::amx_int8_usable() and
-// configure the tiles (core/amx_tiles.hpp) first.
+// configure the tiles (core/amx_tiles.hpp) first. Included inside an AMX target region.
 #pragma once
 #include <immintrin.h>
 
@@ -17,7 +17,7 @@ constexpr int64_t amx_tile_bytes = 1024;  // an int8 tile (16 × 64) or an int32
 // accumulators (tiles 0-3), A in tiles 4-5, B in tiles 6-7. A signed (digits) and B unsigned
 // (dosages), or the other way round.
 template <bool a_signed, int MA, int MB>
-__attribute__((target("amx-tile,amx-int8"))) inline void tile_block(const uint8_t* A, int64_t as, const uint8_t* B,
+inline void tile_block(const uint8_t* A, int64_t as, const uint8_t* B,
                                                                    int64_t bs, int64_t steps, int32_t* C, int nb,
                                                                    int a0, int b0) {
   int32_t* c0 = C + (int64_t{a0} * nb + b0) * 256;
@@ -53,7 +53,7 @@ __attribute__((target("amx-tile,amx-int8"))) inline void tile_block(const uint8_
 
 // C (na × nb tiles) += Σ_s A[s] · B[s] over all tile pairs, 2 × 2 blocks and the odd row / column.
 template <bool a_signed>
-__attribute__((target("amx-tile,amx-int8"))) void tile_products(const uint8_t* A, int64_t as, int na, const uint8_t* B,
+void tile_products(const uint8_t* A, int64_t as, int na, const uint8_t* B,
                                                                 int64_t bs, int nb, int64_t steps, int32_t* C) {
   detail::amx_memory_barrier();
   for (int a = 0; a < na; a += 2)

@@ -40,8 +40,6 @@
 #include <new>
 #include <vector>
 
-#include "core/amx_tiles.hpp"
-#include "ops/genotype_gemm/amx_tile_products.hpp"
 #include "core/base128_digits.hpp"
 #include "core/cpu_dispatch.hpp"
 #include "ops/genotype_gemm/stage_clock.hpp"
@@ -49,6 +47,12 @@
 // GCC 12 flags the _mm512_undefined_*() inside some AVX-512 intrinsics (GCC bug 105593).
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+// The AMX build: everything up to pop_options runs only where gemm_amx_applies() said yes.
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi,amx-tile,amx-int8")
+#include "core/amx_tiles.hpp"
+#include "ops/genotype_gemm/amx_tile_products.hpp"
 
 namespace pmx::kernels::cpu {
 namespace {
@@ -118,13 +122,12 @@ constexpr spread_map dword_spread() {
 }
 constexpr spread_map row_map = row_spread(), dword_map = dword_spread();
 
-#define PMX_VBMI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")))
 
 // Spreads 16 source bytes (as placed by `idx`) into 64 dosage bytes; returns the mask of the
 // missing calls. Codes: 0 → 2, 2 → 1, 3 → 0, 1 (missing) → 0. The missing-call tiles, when a chunk
 // needs them, are made from the masks (missing_tiles): storing them here as well doubled the
 // stores, and most chunks take the sparse route.
-PMX_VBMI inline uint64_t spread(__m512i src, __m512i idx, __m512i ctl, uint8_t* dosage) {
+inline uint64_t spread(__m512i src, __m512i idx, __m512i ctl, uint8_t* dosage) {
   const __m512i dosage_of = _mm512_broadcast_i32x4(_mm_setr_epi8(2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
   const __m512i code =
       _mm512_and_si512(_mm512_multishift_epi64_epi8(ctl, _mm512_permutexvar_epi8(idx, src)), _mm512_set1_epi8(3));
@@ -133,12 +136,12 @@ PMX_VBMI inline uint64_t spread(__m512i src, __m512i idx, __m512i ctl, uint8_t* 
 }
 
 // The missing-call tiles of a chunk from its masks: byte i of tile row q is bit i of masks[q].
-PMX_VBMI void missing_tiles(const uint64_t* masks, int64_t rows, uint8_t* miss) {
+void missing_tiles(const uint64_t* masks, int64_t rows, uint8_t* miss) {
   const __m512i one = _mm512_set1_epi8(1);
   for (int64_t q = 0; q < rows; ++q) _mm512_store_si512(miss + 64 * q, _mm512_maskz_mov_epi8(masks[q], one));
 }
 
-PMX_VBMI inline __m512i load_bytes(const uint8_t* p, int64_t avail, int64_t want) {
+inline __m512i load_bytes(const uint8_t* p, int64_t avail, int64_t want) {
   const int64_t n = std::clamp<int64_t>(avail, 0, want);
   const __mmask64 mask = n >= 64 ? ~__mmask64{0} : ((__mmask64{1} << n) - 1);
   return _mm512_maskz_loadu_epi8(mask, p);
@@ -147,7 +150,7 @@ PMX_VBMI inline __m512i load_bytes(const uint8_t* p, int64_t avail, int64_t want
 // Z·Λ dosage tiles of samples [i0, i0 + zl_block) × steps [st0, st0 + nst): x[(s · zl_tiles + xt) · 1 KiB],
 // and the missing-call mask of every tile row (masks[tile row], bit 4c + t: sample c of the tile,
 // variant t of the row's four); returns the number of missing calls.
-PMX_VBMI int64_t zl_dosage_tiles(const variant_major_view& g, int64_t i0, int64_t st0, int64_t nst, uint8_t* x,
+int64_t zl_dosage_tiles(const variant_major_view& g, int64_t i0, int64_t st0, int64_t nst, uint8_t* x,
                                  uint64_t* masks) {
   static const uint8_t zeros[64] = {};
   const int64_t used = (g.n_samples + 3) / 4;
@@ -196,7 +199,7 @@ PMX_VBMI int64_t zl_dosage_tiles(const variant_major_view& g, int64_t i0, int64_
 // and the missing-call mask of every tile row (bit b: sample 64 s + b of the chunk); returns the
 // number of missing calls. Step by step, so that the tile stores are sequential (variant by
 // variant they were 8 KiB apart and fought over a few L1 sets).
-PMX_VBMI int64_t zt_dosage_tiles(const variant_major_view& g, int64_t j0, int64_t st0, int64_t nst, uint8_t* x,
+int64_t zt_dosage_tiles(const variant_major_view& g, int64_t j0, int64_t st0, int64_t nst, uint8_t* x,
                                  uint64_t* masks) {
   static const uint8_t zeros[64] = {};
   const int64_t used = (g.n_samples + 3) / 4;
@@ -248,7 +251,7 @@ int digit_tile_count(int64_t l) { return static_cast<int>((l * D + 15) / 16); }
 static_assert(D == 8, "missing rows pair the digits 2 + 2 + 2 + 2");
 
 // base128_split of 8 values at once: the same operations lane by lane, so the same digits.
-PMX_VBMI inline void split8(__m512d v, __m512d scale, __m512d (&d)[D]) {
+inline void split8(__m512d v, __m512d scale, __m512d (&d)[D]) {
   const __m512d big = _mm512_set1_pd(0x1.8p52), radix = _mm512_set1_pd(128.0);
   __m512d r = _mm512_mul_pd(v, scale);
   for (int s = 0; s < D; ++s) {
@@ -265,7 +268,7 @@ PMX_VBMI inline void split8(__m512d v, __m512d scale, __m512d (&d)[D]) {
 // the scratch needs no clearing; vectorised, this is ~10× the former one-value-at-a-time loop,
 // which cost Z·Λ (50,000 variants, l = 32) a quarter of its time.
 template <int Sets, class Values, class Store>
-PMX_VBMI digit_tiles make_digits(int64_t items, int64_t l, int threads, Values values, Store store) {
+digit_tiles make_digits(int64_t items, int64_t l, int threads, Values values, Store store) {
   digit_tiles d;
   d.steps = (items + step - 1) / step;
   d.tiles = digit_tile_count(l);
@@ -346,7 +349,7 @@ PMX_VBMI digit_tiles make_digits(int64_t items, int64_t l, int threads, Values v
 }
 
 // Column c of items i0 .. i0 + 7 of a row-major matrix with `ld` (0 past item `items`).
-PMX_VBMI inline __m512d column8(const double* a, int64_t ld, int64_t items, int64_t i0, int64_t c, __mmask8& live) {
+inline __m512d column8(const double* a, int64_t ld, int64_t items, int64_t i0, int64_t c, __mmask8& live) {
   const int64_t left = items - i0;
   live = left >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>((1u << std::max<int64_t>(left, 0)) - 1);
   const __m512i at = _mm512_add_epi64(_mm512_set1_epi64(i0 * ld + c),
@@ -355,12 +358,11 @@ PMX_VBMI inline __m512d column8(const double* a, int64_t ld, int64_t items, int6
 }
 
 // Z·Λ: A tiles (row-major: A[m][q] = digit m of variant 64·step + q) of SΛ and D = diag(2p)SΛ.
-// (Function objects rather than lambdas: a lambda does not take the AVX-512 target attribute.)
 struct zl_values {
   const gemm_centring& ce;
   const double* lambda;
   int64_t ld, k;
-  PMX_VBMI void operator()(int64_t j0, int64_t c, __m512d (&v)[2]) const {
+  void operator()(int64_t j0, int64_t c, __m512d (&v)[2]) const {
     __mmask8 live;
     const __m512d lam = column8(lambda, ld, k, j0, c, live);
     const __m512d s = ce.scale.empty() ? _mm512_set1_pd(1.0) : _mm512_maskz_loadu_pd(live, ce.scale.data() + j0);
@@ -370,12 +372,12 @@ struct zl_values {
 };
 struct zl_store {
   int tiles;
-  PMX_VBMI void operator()(uint8_t* t, int64_t j0, int64_t dc, __m128i bytes) const {
+  void operator()(uint8_t* t, int64_t j0, int64_t dc, __m128i bytes) const {
     _mm_storel_epi64(reinterpret_cast<__m128i*>(t + (j0 / step * tiles + dc / 16) * tile + (dc % 16) * 64 + j0 % step),
                      bytes);
   }
 };
-PMX_VBMI digit_tiles zl_digits(const variant_major_view& g, const gemm_centring& ce, int64_t l, const double* lambda,
+digit_tiles zl_digits(const variant_major_view& g, const gemm_centring& ce, int64_t l, const double* lambda,
                                int64_t ld, int threads) {
   return make_digits<2>(g.n_variants, l, threads, zl_values{ce, lambda, ld, g.n_variants},
                         zl_store{digit_tile_count(l)});
@@ -385,31 +387,31 @@ PMX_VBMI digit_tiles zl_digits(const variant_major_view& g, const gemm_centring&
 struct zt_values {
   const double* lambda;
   int64_t ld, n;
-  PMX_VBMI void operator()(int64_t i0, int64_t c, __m512d (&v)[1]) const {
+  void operator()(int64_t i0, int64_t c, __m512d (&v)[1]) const {
     __mmask8 live;
     v[0] = column8(lambda, ld, n, i0, c, live);
   }
 };
 struct zt_store {  // samples i0 .. i0 + 7: 4 bytes in each of two tile rows
   int tiles;
-  PMX_VBMI void operator()(uint8_t* t, int64_t i0, int64_t dc, __m128i bytes) const {
+  void operator()(uint8_t* t, int64_t i0, int64_t dc, __m128i bytes) const {
     uint8_t* at = t + (i0 / step * tiles + dc / 16) * tile + (i0 % step) / 4 * 64 + 4 * (dc % 16);
     const uint64_t both = static_cast<uint64_t>(_mm_cvtsi128_si64(bytes));
     std::memcpy(at, &both, 4);
     std::memcpy(at + 64, reinterpret_cast<const uint8_t*>(&both) + 4, 4);
   }
 };
-PMX_VBMI digit_tiles zt_digits(const variant_major_view& g, int64_t l, const double* lambda, int64_t ld, int threads) {
+digit_tiles zt_digits(const variant_major_view& g, int64_t l, const double* lambda, int64_t ld, int threads) {
   return make_digits<1>(g.n_samples, l, threads, zt_values{lambda, ld, g.n_samples}, zt_store{digit_tile_count(l)});
 }
 
 // The missing calls' pair rows summed in registers, 16G entries of each row: add(at) adds the row
-// starting at pairs + at. (A function object: a lambda does not take the AVX-512 target.)
+// starting at pairs + at.
 template <int G>
 struct pair_row_sum {
   const int16_t* pairs;
   __m512i a[G];
-  PMX_VBMI void operator()(int64_t at) {
+  void operator()(int64_t at) {
     for (int g = 0; g < G; ++g)
       a[g] = _mm512_add_epi32(
           a[g], _mm512_cvtepi16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(pairs + at + 16 * g))));
@@ -422,7 +424,7 @@ struct listed_rows {
   int n;
   int64_t width;
   template <class Add>
-  PMX_VBMI void operator()(Add& add) const {
+  void operator()(Add& add) const {
     for (int q = 0; q < n; ++q) add(int64_t{vars[q]} * width);
   }
 };
@@ -436,7 +438,7 @@ struct masked_rows {
   uint64_t steps_with_calls;
   int64_t width;
   template <class Add>
-  PMX_VBMI void operator()(Add& add) const {
+  void operator()(Add& add) const {
     for (uint64_t st = steps_with_calls; st; st &= st - 1) {
       const int64_t s = __builtin_ctzll(st);
       uint64_t m = masks[s * stride];
@@ -448,7 +450,7 @@ struct masked_rows {
 
 // acc[0 .. 16G) (int32) += the sum of the pair rows `rows` gives, entries [0, 16G) of each.
 template <int G, class Rows>
-PMX_VBMI inline void pair_row_sums(const int16_t* pairs, const Rows& rows, int32_t* acc) {
+inline void pair_row_sums(const int16_t* pairs, const Rows& rows, int32_t* acc) {
   pair_row_sum<G> sum{pairs, {}};
   for (int g = 0; g < G; ++g) sum.a[g] = _mm512_setzero_si512();
   rows(sum);
@@ -457,7 +459,7 @@ PMX_VBMI inline void pair_row_sums(const int16_t* pairs, const Rows& rows, int32
 
 // acc[0 .. width) += the sum of the pair rows `rows` gives, up to 128 entries at a time.
 template <class Rows>
-PMX_VBMI void pair_row_sums(const int16_t* pairs, int64_t width, const Rows& rows, int32_t* acc) {
+void pair_row_sums(const int16_t* pairs, int64_t width, const Rows& rows, int32_t* acc) {
   for (int64_t e = 0; e < width; e += 128) {
     switch (std::min<int64_t>(128, width - e) / 16) {
       case 1: pair_row_sums<1>(pairs + e, rows, acc + e); break;
@@ -473,7 +475,7 @@ PMX_VBMI void pair_row_sums(const int16_t* pairs, int64_t width, const Rows& row
 }
 
 // Zᵀ·Λ̃'s sparse missing-call term of a chunk of one block (masks [step][variant], zt_block per step).
-PMX_VBMI void zt_sparse_missing(const uint64_t* masks, int64_t nst, const digit_tiles& d, int64_t st0, int32_t* Cr) {
+void zt_sparse_missing(const uint64_t* masks, int64_t nst, const digit_tiles& d, int64_t st0, int32_t* Cr) {
   static_assert(zt_block % 8 == 0 && zt_chunk <= 64, "steps_with_calls: 8 variants per vector, a bit per step");
   alignas(64) uint64_t steps_with_calls[zt_block];
   for (int64_t q0 = 0; q0 < zt_block; q0 += 8) {
@@ -496,7 +498,7 @@ PMX_VBMI void zt_sparse_missing(const uint64_t* masks, int64_t nst, const digit_
 // 16 samples × 4 variants (bit 4c + t). Only the words with calls are visited, found 64 at a time
 // from a bitmap of the nonzero words: at 1 % missing half of the words are zero, and testing each
 // in turn mispredicted on most of them (about 20 thread-ms of a call, whatever l).
-PMX_VBMI void zl_sparse_missing(const uint64_t* masks, int64_t rows, int64_t st0, const digit_tiles& d, int32_t* lists,
+void zl_sparse_missing(const uint64_t* masks, int64_t rows, int64_t st0, const digit_tiles& d, int32_t* lists,
                                 int list_length, int* listed, int32_t* Cr) {
   std::fill_n(listed, zl_block, 0);
   for (int64_t w0 = 0; w0 < rows; w0 += 64) {  // rows: a multiple of 256
@@ -563,7 +565,7 @@ struct digit_table {
 //   A: digit s of column c at C[tile (vt, c / 2), row r, 8 (c % 2) + s];
 //   B: the digit sums of Λ̃ less the missing calls' (Cm at the same place; pair k of the missing
 //      rows, pr[k · l + c] in int32 plus pw[k · l + c] in int64 if pw is not null, at digit 2k + 1).
-PMX_VBMI void zt_finish_row(const int32_t* C, const int32_t* Cm, int tiles, int64_t vt, int64_t r, const int32_t* pr,
+void zt_finish_row(const int32_t* C, const int32_t* Cm, int tiles, int64_t vt, int64_t r, const int32_t* pr,
                             const int64_t* pw, const digit_table& t, int64_t l, double sj, double two_p, double beta,
                             double* W) {
   const int64_t lp = t.lp;
@@ -625,17 +627,6 @@ digit_tiles timed_digits(int threads, Build build) {
 }
 
 }  // namespace
-
-void set_amx_profiling(bool on) { profiling = on; }
-amx_stage_times amx_profile() { return profile_sum; }
-void reset_amx_profile() { profile_sum = {}; }
-
-bool gemm_amx_applies(int64_t reduction_length) {
-  if (reduction_length >= 16'000'000 || !amx_int8_usable()) return false;
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512vl");
-}
 
 void gemm_amx(const executor& exec, const variant_major_view& g, const gemm_centring& centring, int64_t l,
               const double* lambda, int64_t ld_lambda, double beta, double* Y, int64_t ld_y) {
@@ -798,6 +789,24 @@ void gemm_transposed_amx(const executor& exec, const variant_major_view& g, cons
     }
     detail::amx_release_tiles();
   }
+}
+
+}  // namespace pmx::kernels::cpu
+
+#pragma GCC pop_options
+
+// Baseline code: the run-time check and the profiling switches run on any CPU.
+namespace pmx::kernels::cpu {
+
+void set_amx_profiling(bool on) { profiling = on; }
+amx_stage_times amx_profile() { return profile_sum; }
+void reset_amx_profile() { profile_sum = {}; }
+
+bool gemm_amx_applies(int64_t reduction_length) {
+  if (reduction_length >= 16'000'000 || !amx_int8_usable()) return false;
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl");
 }
 
 }  // namespace pmx::kernels::cpu

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ops/genotype_gemm/stage_clock.hpp"
+#include "panoramix/executor.hpp"
 #include "panoramix/genotype_view.hpp"
 
 namespace pmx::kernels::cpu::gemm_isa {
@@ -94,10 +95,8 @@ struct table_kernels {
 
 /// The builds this CPU can run, best first ("avx512", "avx2", "scalar").
 std::vector<table_kernels> supported_table_kernels();
-/// The build ops use: the best supported, or the one named by PMX_CPU_ISA / set_gemm_isa().
-const table_kernels& active_table_kernels();
-/// Forces a build by name (tests compare every one with the reference); "" = best.
-void set_gemm_isa(const std::string& isa);
+/// The build ops of `exec` use: the best supported, or the one its tuning().cpu_isa names.
+const table_kernels& active_table_kernels(const executor& exec);
 
 table_kernels table_kernels_scalar();
 table_kernels table_kernels_avx2();

@@ -20,18 +20,18 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/cuda_context.hpp"
 #include "core/host_transfer.hpp"
-#include "ops/genotype_gemm/cuda_detail.hpp"
 #include "ops/genotype_gemm/cuda_int8.hpp"
-#include "ops/genotype_gemm/int8_setting.hpp"
 #include "ops/genotype_gemm/cuda_mma.cuh"
 #include "ops/genotype_gemm/cuda_narrow.cuh"
 #include "ops/genotype_gemm/cuda_resident.cuh"
 #include "ops/genotype_gemm/cuda_splits.hpp"
+#include "ops/genotype_gemm/kernels.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx::kernels::cuda_detail {
@@ -53,10 +53,7 @@ bool is_pinned_host(const void* p) {
   return a.type == cudaMemoryTypeHost;
 }
 
-bool explicit_budget(const executor& exec) {
-  const char* env = std::getenv("PMX_CUDA_MEMORY_MB");
-  return exec.device_memory_budget() > 0 || (env && *env);
-}
+bool explicit_budget(const executor& exec) { return exec.device_memory_budget() > 0; }
 
 struct device_info {
   int sms = 0;
@@ -69,11 +66,11 @@ device_info info_of(const cuda_context& c) {
   return d;
 }
 
-// m16n8k16 (sm_90+) unless PMX_GEMM_MMA=m8 asks for the sm_80 kernels, or the one-time layout
+// m16n8k16 (sm_90+) unless tuning().gemm_m8 asks for the sm_80 kernels, or the one-time layout
 // self-test disagrees with the fragment map the kernels assume.
-bool use_m16(cuda_context& c, const device_info& d) {
+bool use_m16(const executor& exec, cuda_context& c, const device_info& d) {
   if (d.major < 9) return false;
-  if (const char* env = std::getenv("PMX_GEMM_MMA"); env && std::string(env) == "m8") return false;
+  if (exec.tuning().gemm_m8) return false;
   static int verdict = -1;  // per process (one device model)
   if (verdict < 0) {
     double* dd = nullptr;
@@ -123,6 +120,7 @@ void upload_rows(cuda_context& c, const executor& exec, const variant_major_view
 
 struct call {
   bool transposed, m16;
+  bool narrow, ztl_mt4;  // the executor's tuning: narrow kernels allowed; Zᵀ·Λ̃ with 64 variants per warp
   int64_t n, l;
   int sms;
   const double* table;  // all k variants
@@ -152,16 +150,12 @@ int64_t ztl_split_samples(const call& k, int64_t rows, ztl_shape sh) {
   return std::max<int64_t>(sh.step, ceil_div(ceil_div(k.n, splits), sh.step) * sh.step);
 }
 
-// Zᵀ·Λ̃ kernel on sm_90 (PMX_GEMM_ZTL): default ztl_m16w_kernel (128 variants per warp, words
-// read from shared memory per k-step); "mt4": ztl_m16_kernel with 64 variants per warp (64-bit
+// Zᵀ·Λ̃ kernel on sm_90: default ztl_m16w_kernel (128 variants per warp, words read from shared
+// memory per k-step); tuning().gemm_ztl_mt4: ztl_m16_kernel with 64 variants per warp (64-bit
 // words held in registers for a step).
-bool ztl_mt4() {
-  const char* e = std::getenv("PMX_GEMM_ZTL");
-  return e && std::string(e) == "mt4";
-}
 ztl_shape ztl_shape_for(const call& k) {
   if (!k.m16) return {dev::ztl_variants, dev::ztl_step};
-  if (ztl_mt4()) return {dev::ztl_m16_geometry<4, uint64_t>::VB, dev::ztl_m16_geometry<4, uint64_t>::STEP};
+  if (k.ztl_mt4) return {dev::ztl_m16_geometry<4, uint64_t>::VB, dev::ztl_m16_geometry<4, uint64_t>::STEP};
   return {dev::ztlw_variants, dev::ztlw_step};
 }
 
@@ -186,8 +180,8 @@ void launch_zl_m16(const dev::zl_args& a, dim3 grid, cudaStream_t s) {
   dev::zl_m16_kernel<NT><<<grid, dev::threads, dev::zl_m16_smem, s>>>(a);
 }
 template <int NT>
-void launch_ztl_m16(const dev::ztl_args& a, dim3 grid, cudaStream_t s) {
-  if (ztl_mt4()) {
+void launch_ztl_m16(const dev::ztl_args& a, dim3 grid, cudaStream_t s, bool mt4) {
+  if (mt4) {
     using geo = dev::ztl_m16_geometry<4, uint64_t>;
     static const bool once = (allow_smem(dev::ztl_m16_kernel<NT, 4, uint64_t>, geo::smem), true);
     (void)once;
@@ -209,10 +203,9 @@ void reduce(cudaStream_t s, int sms, const double* part, int stride, int64_t spl
 }
 
 // Narrow kernels (cuda_narrow.cuh) for l <= zl_narrow_max (Z·Λ) or ztl_narrow_max (Zᵀ·Λ̃) unless
-// PMX_GEMM_NARROW=0 (which keeps the MMA kernels, for comparison).
-bool narrow_enabled(bool transposed, int64_t l) {
-  const char* e = std::getenv("PMX_GEMM_NARROW");
-  return l <= (transposed ? dev::ztl_narrow_max : dev::zl_narrow_max) && !(e && std::string(e) == "0");
+// the tuning turns them off (which keeps the MMA kernels, for comparison).
+bool narrow_enabled(const call& k) {
+  return k.narrow && k.l <= (k.transposed ? dev::ztl_narrow_max : dev::zl_narrow_max);
 }
 // Resident blocks per SM of a kernel (its register and shared-memory use), once per kernel.
 template <class Kernel>
@@ -254,7 +247,7 @@ void launch_ztl_narrow(const call& k, const uint8_t* geno, int64_t pitch, int64_
 // into the whole output (β on the first chunk, 1 after); for Zᵀ·Λ̃ it writes rows j0.. of W.
 void chunk_product(cuda_context& c, const call& k, const uint8_t* geno, int64_t pitch, int64_t j0, int64_t rows,
                    bool first_chunk) {
-  if (narrow_enabled(k.transposed, k.l)) {
+  if (narrow_enabled(k)) {
     if (k.transposed) launch_ztl_narrow(k, geno, pitch, j0, rows, c.stream);
     else launch_zl_narrow<1>(k, geno, pitch, j0, rows, first_chunk, c.stream);
     return;
@@ -277,7 +270,7 @@ void chunk_product(cuda_context& c, const call& k, const uint8_t* geno, int64_t 
                       lc, k.part};
       const int64_t splits = ceil_div(k.n, a.split_samples);
       const dim3 grid(static_cast<unsigned>(ceil_div(rows, sh.variants)), static_cast<unsigned>(splits));
-      if (k.m16) two ? launch_ztl_m16<2>(a, grid, c.stream) : launch_ztl_m16<1>(a, grid, c.stream);
+      if (k.m16) two ? launch_ztl_m16<2>(a, grid, c.stream, k.ztl_mt4) : launch_ztl_m16<1>(a, grid, c.stream, k.ztl_mt4);
       else two ? launch_ztl_m8<2>(a, grid, c.stream) : launch_ztl_m8<1>(a, grid, c.stream);
       PMX_CUDA_CHECK_LAUNCH();
       reduce(c.stream, k.sms, k.part, dev::cols, splits, rows, lc, k.beta, k.out + j0 * k.ld_out + c0, k.ld_out);
@@ -296,23 +289,22 @@ __global__ void scale_output(double* out, int64_t rows, int64_t l, int64_t ld, d
 
 }  // namespace
 
-resident_genotypes* upload_genotypes(const executor& exec, const variant_major_view& g) {
-  auto* r = new resident_genotypes;
+void upload_genotypes(const executor& exec, const variant_major_view& g, resident_genotypes* r) {
   r->n_samples = g.n_samples;
   r->n_variants = g.n_variants;
   r->pitch = resident_pitch(g.n_samples);
-  if (g.n_samples == 0 || g.n_variants == 0) return r;
+  if (g.n_samples == 0 || g.n_variants == 0) return;
   try {
     detail::cuda_scope scope(exec);
     cuda_context& c = scope.ctx;
     // Room left for the products' own buffers (partials, Λ and output copies of 16 columns).
     const int64_t headroom = (std::max(g.n_samples, g.n_variants) * dev::cols * 8) * 4 + (int64_t{64} << 20);
     const int64_t budget = detail::device_budget(exec, c);
-    if (r->bytes() + headroom > budget) return r;  // stays on the host: streamed per call
+    if (r->bytes() + headroom > budget) return;  // stays on the host: streamed per call
     void* d = nullptr;
     if (cudaMalloc(&d, static_cast<size_t>(r->bytes())) != cudaSuccess) {
       cudaGetLastError();
-      return r;
+      return;
     }
     r->data = static_cast<uint8_t*>(d);
     PMX_CUDA_CHECK(cudaMemsetAsync(d, 0x55, static_cast<size_t>(r->bytes()), c.stream));
@@ -321,16 +313,14 @@ resident_genotypes* upload_genotypes(const executor& exec, const variant_major_v
     upload_rows(c, exec, g, 0, g.n_variants, ring, g.n_variants, r->pitch, [](const uint8_t*, int64_t, int64_t) {});
     PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
   } catch (...) {
-    release_genotypes(r);
+    free_genotypes(r);
     throw;
   }
-  return r;
 }
 
-void release_genotypes(resident_genotypes* r) noexcept {
-  if (!r) return;
+void free_genotypes(resident_genotypes* r) noexcept {
   if (r->data && r->owned) cudaFree(r->data);
-  delete r;
+  r->data = nullptr;
 }
 
 void genotype_gemm(const executor& exec, const resident_genotypes* r, const variant_major_view& g, bool transposed,
@@ -364,10 +354,10 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
   const int64_t pitch = resident ? r->pitch : resident_pitch(n);
   // INT8 tensor-core route (cuda_int8.hpp) for normwise operands held on the device, up to 4
   // columns (PCG vectors; wider products, e.g. ssGTABLUP's set-up panels, keep the FP64 route).
-  const int8_setting setting = normwise ? int8_setting_from_environment() : int8_setting::off;
-  const bool int8 = setting != int8_setting::off && resident && l <= int8_route::max_columns &&
+  const tuning::int8 setting = normwise ? exec.tuning().gemm_int8 : tuning::int8::off;
+  const bool int8 = setting != tuning::int8::off && resident && l <= int8_route::max_columns &&
                     int8_route::applies(c.stream, transposed, n, k);
-  if (setting == int8_setting::require && !int8)
+  if (setting == tuning::int8::require && !int8)
     throw unsupported_error("gemm (cuda): PMX_GEMM_INT8=require, but the INT8 route does not apply here");
   std::vector<size_t> sizes(slot_int8 + 1, 0);
   sizes[slot_table] = int8 ? 0 : static_cast<size_t>(k * 4 * 8);
@@ -444,7 +434,8 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
     if (beta != 0) upload(out, ld_out, out_rows, out_d);
   }
 
-  call kc{transposed, use_m16(c, di), n, l, di.sms, table, in_d, ld_in_d, out_d, ld_out_d, beta,
+  const tuning& tu = exec.tuning();
+  call kc{transposed, use_m16(exec, c, di), tu.gemm_narrow, tu.gemm_ztl_mt4, n, l, di.sms, table, in_d, ld_in_d, out_d, ld_out_d, beta,
           static_cast<double*>(c.slot(slot_part)), part_bytes};
   if (int8) {
     const int8_route::product pr{transposed, r->data, r->pitch, n, k, centring, scale ? centring + k : nullptr,
@@ -474,3 +465,39 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
 }
 
 }  // namespace pmx::kernels::cuda_detail
+
+namespace pmx {
+struct gemm_operand::device_copy {
+  kernels::cuda_detail::resident_genotypes genotypes;
+};
+}  // namespace pmx
+
+namespace pmx::kernels::cuda {
+
+gemm_operand::device_copy* upload(const executor& exec, const variant_major_view& g) {
+  auto d = std::make_unique<gemm_operand::device_copy>();
+  cuda_detail::upload_genotypes(exec, g, &d->genotypes);
+  return d.release();
+}
+
+void release(gemm_operand::device_copy* d) noexcept {
+  if (!d) return;
+  cuda_detail::free_genotypes(&d->genotypes);
+  delete d;
+}
+
+void gemm(const gemm_operand& g, const gemm_centring& c, int64_t l, const double* lambda, int64_t ld_lambda,
+          double beta, double* Y, int64_t ld_y) {
+  cuda_detail::genotype_gemm(g.exec(), g.device() ? &g.device()->genotypes : nullptr, g.view(), false, c.p.data(),
+                             c.scale.empty() ? nullptr : c.scale.data(), l, lambda, ld_lambda, beta, Y, ld_y,
+                             g.accuracy() == gemm_accuracy::normwise);
+}
+
+void gemm_transposed(const gemm_operand& g, const gemm_centring& c, int64_t l, const double* lambda,
+                     int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
+  cuda_detail::genotype_gemm(g.exec(), g.device() ? &g.device()->genotypes : nullptr, g.view(), true, c.p.data(),
+                             c.scale.empty() ? nullptr : c.scale.data(), l, lambda, ld_lambda, beta, W, ld_w,
+                             g.accuracy() == gemm_accuracy::normwise);
+}
+
+}  // namespace pmx::kernels::cuda

@@ -1,16 +1,21 @@
 // Stand-in for cuda.cu when the CUDA backend is not compiled in.
-#include "ops/genotype_gemm/cuda_detail.hpp"
+#include "ops/genotype_gemm/kernels.hpp"
 #include "panoramix/error.hpp"
 
-namespace pmx::kernels::cuda_detail {
+namespace pmx::kernels::cuda {
 
-resident_genotypes* upload_genotypes(const executor&, const variant_major_view&) {
-  throw unsupported_error("gemm: the CUDA backend is not compiled in (use --device cpu)");
+namespace {
+[[noreturn]] void not_built() { throw unsupported_error("gemm: the CUDA backend is not compiled in (use --device cpu)"); }
+}  // namespace
+
+gemm_operand::device_copy* upload(const executor&, const variant_major_view&) { not_built(); }
+void release(gemm_operand::device_copy*) noexcept {}
+void gemm(const gemm_operand&, const gemm_centring&, int64_t, const double*, int64_t, double, double*, int64_t) {
+  not_built();
 }
-void release_genotypes(resident_genotypes*) noexcept {}
-void genotype_gemm(const executor&, const resident_genotypes*, const variant_major_view&, bool, const double*,
-                   const double*, int64_t, const double*, int64_t, double, double*, int64_t, bool) {
-  throw unsupported_error("gemm: the CUDA backend is not compiled in (use --device cpu)");
+void gemm_transposed(const gemm_operand&, const gemm_centring&, int64_t, const double*, int64_t, double, double*,
+                     int64_t) {
+  not_built();
 }
 
-}  // namespace pmx::kernels::cuda_detail
+}  // namespace pmx::kernels::cuda

@@ -1,7 +1,5 @@
 #include "panoramix/ops/genotype_gemm.hpp"
 
-#include "ops/genotype_gemm/cpu_amx.hpp"
-#include "ops/genotype_gemm/int8_setting.hpp"
 #include "ops/genotype_gemm/kernels.hpp"
 #include "panoramix/error.hpp"
 
@@ -20,21 +18,6 @@ void check(const variant_major_view& g, const gemm_centring& c, int64_t l, const
   PMX_EXPECTS(ld_in >= l && ld_out >= l, "leading dimension smaller than the column count");
   PMX_EXPECTS(l == 0 || in_rows == 0 || in, "input matrix is null");
   PMX_EXPECTS(l == 0 || out_rows == 0 || out, "output matrix is null");
-}
-
-// The cpu AMX-INT8 route for a normwise operand's product (cpu_amx.hpp), wherever it runs: it
-// measured faster than the table kernels for both products at every width (bench_gemm, dev VM,
-// 10,000 × 50,000, 2 threads, fastest of 5: Z·Λ 72 / 115 / 256 ms against 80 / 164 / 396 ms at
-// l = 1 / 10 / 32, Zᵀ·Λ̃ 55 / 90 / 231 against 83 / 289 / 532 ms).
-bool cpu_int8(const gemm_operand& g, bool transposed) {
-  if (g.exec().kind() != backend::cpu || g.accuracy() != gemm_accuracy::normwise) return false;
-  const kernels::int8_setting setting = kernels::int8_setting_from_environment();
-  if (setting == kernels::int8_setting::off) return false;
-  const bool required = setting == kernels::int8_setting::require;
-  if (kernels::cpu::gemm_amx_applies(transposed ? g.view().n_samples : g.view().n_variants)) return true;
-  if (required)
-    throw unsupported_error("gemm (cpu): PMX_GEMM_INT8=require, but this CPU has no usable AMX-INT8 / AVX-512 VBMI");
-  return false;
 }
 
 }  // namespace
@@ -74,7 +57,7 @@ gemm_operand::gemm_operand(const executor& exec, const variant_major_view& g, ge
   PMX_EXPECTS(g.n_samples >= 0 && g.n_variants >= 0, "negative matrix size");
   PMX_EXPECTS(g.n_samples == 0 || g.n_variants == 0 || g.data, "genotype data is null");
   PMX_EXPECTS(g.row_bytes >= (g.n_samples + 3) / 4, "row_bytes smaller than ceil(n_samples / 4)");
-  if (exec.kind() == backend::cuda) device_.reset(kernels::cuda::upload(exec, g));
+  if (exec.on_device()) device_.reset(kernels::cuda::upload(exec, g));
 }
 gemm_operand::~gemm_operand() = default;
 gemm_operand::gemm_operand(gemm_operand&&) noexcept = default;
@@ -84,26 +67,25 @@ void gemm_operand::device_copy_deleter::operator()(device_copy* d) const { kerne
 void gemm(const gemm_operand& g, const gemm_centring& centring, int64_t l, const double* lambda,
           int64_t ld_lambda, double beta, double* Y, int64_t ld_y) {
   const variant_major_view& v = g.view();
-  if (cpu_int8(g, false)) {
-    check(v, centring, l, lambda, ld_lambda, v.n_variants, Y, ld_y, v.n_samples);
-    return kernels::cpu::gemm_amx(g.exec(), v, centring, l, lambda, ld_lambda, beta, Y, ld_y);
-  }
-  if (g.exec().kind() != backend::cuda) return gemm(g.exec(), v, centring, l, lambda, ld_lambda, beta, Y, ld_y);
   check(v, centring, l, lambda, ld_lambda, v.n_variants, Y, ld_y, v.n_samples);
-  kernels::cuda::gemm(g, centring, l, lambda, ld_lambda, beta, Y, ld_y);
+  switch (g.exec().kind()) {
+    case backend::reference:
+      return kernels::reference::gemm(g.exec(), v, centring, l, lambda, ld_lambda, beta, Y, ld_y);
+    case backend::cpu: return kernels::cpu::gemm(g, centring, l, lambda, ld_lambda, beta, Y, ld_y);
+    case backend::cuda: return kernels::cuda::gemm(g, centring, l, lambda, ld_lambda, beta, Y, ld_y);
+  }
 }
 
 void gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64_t l,
                      const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
   const variant_major_view& v = g.view();
-  if (cpu_int8(g, true)) {
-    check(v, centring, l, lambda, ld_lambda, v.n_samples, W, ld_w, v.n_variants);
-    return kernels::cpu::gemm_transposed_amx(g.exec(), v, centring, l, lambda, ld_lambda, beta, W, ld_w);
-  }
-  if (g.exec().kind() != backend::cuda)
-    return gemm_transposed(g.exec(), v, centring, l, lambda, ld_lambda, beta, W, ld_w);
   check(v, centring, l, lambda, ld_lambda, v.n_samples, W, ld_w, v.n_variants);
-  kernels::cuda::gemm_transposed(g, centring, l, lambda, ld_lambda, beta, W, ld_w);
+  switch (g.exec().kind()) {
+    case backend::reference:
+      return kernels::reference::gemm_transposed(g.exec(), v, centring, l, lambda, ld_lambda, beta, W, ld_w);
+    case backend::cpu: return kernels::cpu::gemm_transposed(g, centring, l, lambda, ld_lambda, beta, W, ld_w);
+    case backend::cuda: return kernels::cuda::gemm_transposed(g, centring, l, lambda, ld_lambda, beta, W, ld_w);
+  }
 }
 
 }  // namespace pmx

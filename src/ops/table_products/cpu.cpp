@@ -42,20 +42,23 @@ std::vector<std::vector<int64_t>> missing_by_variant(const variant_major_view& g
   return out;
 }
 
-// The AMX route when it applies (see table_crossprod_route()); false leaves the work to BLAS.
+// The AMX route when it applies; false leaves the work to BLAS. tuning().table_crossprod: automatic
+// (AMX when usable, the tables are affine and missing calls are sparse enough), amx (AMX whenever
+// usable and the tables allow it, whatever the missing rate), blas (FP64 OpenBLAS on decoded
+// panels). A forced tuning().cpu_isa also selects BLAS, so that comparison runs that force an
+// instruction set do not use AMX.
 bool amx_route(const executor& exec, const variant_major_view& g, std::span<const code_table> t, double* C,
                int64_t ld) {
-  const std::string& route = table_crossprod_route();
-  if (route != "" && route != "auto" && route != "amx" && route != "blas")
-    throw unsupported_error("PMX_TABLE_CROSSPROD=" + route + ": expected auto, amx or blas");
-  if (route == "blas" || !cpu_isa_override().empty() || !amx_int8_usable()) return false;
+  using route = tuning::route;
+  const route chosen = exec.tuning().table_crossprod;
+  if (chosen == route::blas || !exec.tuning().cpu_isa.empty() || !amx_int8_usable()) return false;
   const int64_t n = g.n_samples, k = g.n_variants;
   // Below a tile row the BLAS route is as fast and avoids the setup.
-  if (route != "amx" && n < 64) return false;
+  if (chosen != route::amx && n < 64) return false;
   affine_plan plan;
   if (!make_affine_plan(t, plan)) return false;
   const auto miss = missing_samples(g, exec.threads());
-  if (route != "amx") {
+  if (chosen != route::amx) {
     // The missing-call terms cost ~n per missing call in FP64; past a few percent BLAS wins.
     int64_t calls = 0;
     for (const auto& m : miss) calls += static_cast<int64_t>(m.size());

@@ -23,8 +23,12 @@
 #include <memory>
 #include <vector>
 
-#include "core/amx_tiles.hpp"
 #include "ops/table_products/cpu_amx.hpp"
+
+// The AMX build (the cpu backend takes this route only where amx_int8_usable()).
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,amx-tile,amx-int8")
+#include "core/amx_tiles.hpp"
 
 namespace pmx::kernels::cpu {
 namespace {
@@ -38,7 +42,7 @@ inline void memory_barrier() { detail::amx_memory_barrier(); }
 // buf[32][32] (int32, [j][i]) = Σ over `steps` 64-position steps of the Y tiles of a column
 // pair (a0, a1: consecutive steps 1 KiB apart) times the sliced tiles of the row pair (b: 2 KiB
 // per step, tile 0 then tile 1).
-__attribute__((target("amx-tile,amx-int8"))) void tile_product(const uint8_t* a0, const uint8_t* a1,
+void tile_product(const uint8_t* a0, const uint8_t* a1,
                                                                const uint8_t* b, int64_t steps, int32_t* buf) {
   memory_barrier();
   _tile_zero(0);
@@ -63,7 +67,7 @@ __attribute__((target("amx-tile,amx-int8"))) void tile_product(const uint8_t* a0
 }
 
 // acc[r * stride + c] += scale · buf[r][c] for a 32 × 32 block.
-__attribute__((target("avx512f"))) void add_scaled(const int32_t* buf, double scale, double* acc, int64_t stride) {
+void add_scaled(const int32_t* buf, double scale, double* acc, int64_t stride) {
   const __m512d sc = _mm512_set1_pd(scale);
   for (int r = 0; r < 32; ++r)
     for (int c = 0; c < 32; c += 8) {
@@ -75,7 +79,7 @@ __attribute__((target("avx512f"))) void add_scaled(const int32_t* buf, double sc
 // dst (VNNI order, one 1 KiB tile per slice, slice_stride apart) = the Y tile src transposed as
 // 16 × 16 u32 words (dst[r][4c + t] = src[c][4r + t]) times the digit of each position: row r of
 // dst holds positions 4r..4r+3, so its digits are d[4r..4r+3] repeated (y ≤ 2, d ≤ 127: y·d fits u8).
-__attribute__((target("avx512f,avx512bw"))) void sliced_tile(const uint8_t* src, const uint8_t* d, int slices,
+void sliced_tile(const uint8_t* src, const uint8_t* d, int slices,
                                                               int64_t slice_stride, int64_t digit_stride, uint8_t* dst) {
   alignas(64) uint32_t t[256];
   const auto* s32 = reinterpret_cast<const uint32_t*>(src);
@@ -97,7 +101,7 @@ __attribute__((target("avx512f,avx512bw"))) void sliced_tile(const uint8_t* src,
 }
 
 // acc[j][0..31] −= v · yt[0..31]  (one column term: 32 y bytes of the row block, as doubles).
-__attribute__((target("avx512f,avx512dq"))) inline void sub_scaled_bytes(const uint8_t* yt, double v, double* acc) {
+inline void sub_scaled_bytes(const uint8_t* yt, double v, double* acc) {
   const __m512d vv = _mm512_set1_pd(v);
   for (int q = 0; q < 4; ++q) {
     const __m512d y = _mm512_cvtepi64_pd(_mm512_cvtepu8_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(yt + 8 * q))));
@@ -107,7 +111,7 @@ __attribute__((target("avx512f,avx512dq"))) inline void sub_scaled_bytes(const u
 
 // C[i0 + r][j] += acc[32 j + r] + h[i0 + r] + h[j] for rows r < rows and j <= i0 + r: the j-major
 // block added to the rows of C through 8 × 8 transposes.
-__attribute__((target("avx512f"))) void add_block_rows(const double* acc, const double* h, int64_t i0, int64_t rows,
+void add_block_rows(const double* acc, const double* h, int64_t i0, int64_t rows,
                                                         double* C, int64_t ld) {
   for (int64_t r0 = 0; r0 < rows; r0 += 8) {
     const int64_t rn = std::min<int64_t>(8, rows - r0);
@@ -318,3 +322,5 @@ void amx_table_crossprod(const executor& exec, const variant_major_view& g, cons
 }
 
 }  // namespace pmx::kernels::cpu
+
+#pragma GCC pop_options

@@ -36,13 +36,6 @@
 
 namespace pmx::kernels::cpu {
 
-/// How table_crossprod runs on the cpu backend: "auto" (AMX when usable, the tables are affine
-/// and missing calls are sparse enough), "amx" (AMX whenever usable and the tables allow it,
-/// whatever the missing rate), "blas" (FP64 OpenBLAS on decoded panels). Starts as
-/// $PMX_TABLE_CROSSPROD (empty = auto); PMX_CPU_ISA set to anything also selects "blas", so
-/// comparison runs that force an instruction set do not use AMX.
-std::string& table_crossprod_route();
-
 /// The decomposition of a block's tables (see the file comment). Positions order the variants of
 /// nonzero weight by group, each group padded with empty positions to a multiple of 64.
 struct affine_plan {

@@ -15,6 +15,10 @@
 
 #include "ops/table_products/cpu_amx.hpp"
 
+// The AMX build (the cpu backend takes this route only where amx_int8_usable()).
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,amx-tile,amx-int8")
+
 namespace pmx::kernels::cpu {
 namespace {
 
@@ -31,7 +35,7 @@ inline uint64_t row_word(const uint8_t* row, int64_t word, int64_t valid_bytes) 
 // .bed rows (y by code: A1 count, or A2 count where flips[q]; 0 for missing). Variants go in
 // pairs through a 16-entry table of coef_a·y_a + coef_b·y_b indexed by code_a + 4·code_b (one
 // two-source permute per 8 calls of two variants).
-__attribute__((target("avx512f"))) void add_decoded_rows(const uint8_t* const* rows, const double* coef,
+void add_decoded_rows(const uint8_t* const* rows, const double* coef,
                                                          const uint8_t* flips, int m, int64_t i0, int64_t i1,
                                                          int64_t valid_bytes, double* out, int64_t base) {
   constexpr double by_code[2][4] = {{2, 0, 1, 0}, {0, 0, 1, 2}};
@@ -121,3 +125,5 @@ void subtract_missing_rows(const variant_major_view& g, const affine_plan& plan,
 }
 
 }  // namespace pmx::kernels::cpu
+
+#pragma GCC pop_options

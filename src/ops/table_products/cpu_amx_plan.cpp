@@ -9,14 +9,6 @@
 
 namespace pmx::kernels::cpu {
 
-std::string& table_crossprod_route() {
-  static std::string route = [] {
-    const char* env = std::getenv("PMX_TABLE_CROSSPROD");
-    return std::string(env ? env : "");
-  }();
-  return route;
-}
-
 namespace {
 
 // Digits needed to keep every weight of a group spanning `span` binary exponents to 2^-47.

@@ -24,7 +24,7 @@
 
 #include "core/cuda_context.hpp"
 #include "core/host_transfer.hpp"
-#include "ops/table_products/cuda_detail.hpp"
+#include "ops/table_products/kernels.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx::kernels::cuda_detail {
@@ -87,8 +87,9 @@ plan make_plan(int64_t n, int64_t k, int64_t row_bytes, int64_t budget) {
 
 }  // namespace
 
-void table_crossprod(const executor& exec, const variant_major_view& g, const double* tables, double* C,
-                     int64_t ld) {
+// `tables` holds 4 doubles per variant (T[l][code]).
+void crossprod_of_tables(const executor& exec, const variant_major_view& g, const double* tables, double* C,
+                         int64_t ld) {
   const int64_t n = g.n_samples, k = g.n_variants, rb = g.row_bytes;
   if (n == 0 || k == 0) return;
   detail::cuda_scope scope(exec);
@@ -168,3 +169,27 @@ void table_crossprod(const executor& exec, const variant_major_view& g, const do
 }
 
 }  // namespace pmx::kernels::cuda_detail
+
+// The op's cuda kernels. table_rowsums and missing_crossprod run on the host threads the executor
+// owns, with the cpu kernels: one O(n k) (resp. O(n × missing calls)) pass over host-resident
+// codes costs about what uploading those codes would, so a device round trip cannot win for them.
+namespace pmx::kernels::cuda {
+
+void table_crossprod(const executor& exec, const variant_major_view& g, std::span<const code_table> tables,
+                     double* C, int64_t ld) {
+  static_assert(sizeof(code_table) == 4 * sizeof(double), "code tables are 4 contiguous doubles");
+  if (g.n_samples == 0 || g.n_variants == 0) return;
+  cuda_detail::crossprod_of_tables(exec, g, tables.data()->data(), C, ld);
+}
+
+void table_rowsums(const executor& exec, const variant_major_view& g, std::span<const code_table> tables,
+                   std::span<double> y) {
+  cpu::table_rowsums(exec.host(), g, tables, y);
+}
+
+void missing_crossprod(const executor& exec, const variant_major_view& g, std::span<const code_table> tables,
+                       std::span<const double> r, double* Y, double* R, int64_t ld) {
+  cpu::missing_crossprod(exec.host(), g, tables, r, Y, R, ld);
+}
+
+}  // namespace pmx::kernels::cuda

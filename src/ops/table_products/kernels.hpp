@@ -12,6 +12,6 @@ namespace pmx::kernels {
                          double* R, int64_t ld)
 namespace reference { PMX_TABLE_PRODUCT_KERNELS; }
 namespace cpu { PMX_TABLE_PRODUCT_KERNELS; }
-namespace cuda { PMX_TABLE_PRODUCT_KERNELS; }  // cuda_kernels.cpp (+ cuda.cu)
+namespace cuda { PMX_TABLE_PRODUCT_KERNELS; }  // cuda.cu, or cuda_stub.cpp without CUDA
 #undef PMX_TABLE_PRODUCT_KERNELS
 }  // namespace pmx::kernels

@@ -31,18 +31,12 @@ namespace {
                       "state): the BLAS route is tested by test_ops_backends";                             \
   } while (0)
 
-// Forces a table_crossprod route for the scope.
-struct route_guard {
-  std::string saved = kernels::cpu::table_crossprod_route(), saved_isa = kernels::cpu::cpu_isa_override();
-  explicit route_guard(const char* r) {
-    kernels::cpu::table_crossprod_route() = r;
-    kernels::cpu::cpu_isa_override() = "";
-  }
-  ~route_guard() {
-    kernels::cpu::table_crossprod_route() = saved;
-    kernels::cpu::cpu_isa_override() = saved_isa;
-  }
-};
+// A cpu executor whose table_crossprod takes `route`.
+executor forced(tuning::route route) {
+  tuning t;
+  t.table_crossprod = route;
+  return executor(backend::cpu, 2, t);
+}
 
 enum class tables_kind { standardized, vanraden, wide_affine };
 
@@ -98,10 +92,7 @@ void check_case(const case_spec& cs, uint64_t seed) {
   kernels::cpu::affine_plan plan;
   ASSERT_TRUE(kernels::cpu::make_affine_plan(tab, plan));
   std::vector<double> C(n * n, 0.25);  // accumulates: start from a nonzero value
-  {
-    route_guard force("amx");
-    table_crossprod(executor(backend::cpu, 2), g.view(), tab, C.data(), n);
-  }
+  table_crossprod(forced(tuning::route::amx), g.view(), tab, C.data(), n);
   // y and the bound's ingredients per call.
   auto y = [&](int64_t i, int64_t l) -> int {
     const int x = test::dosage(g, i, l);
@@ -203,15 +194,8 @@ TEST(GrmAmx, RoutesAgreeOnGrm) {
   plink_fileset data(dir.path("d"));
   grm_options opt;
   opt.block_variants = 256;
-  grm_result amx, blas;
-  {
-    route_guard force("amx");
-    amx = compute_grm(executor(backend::cpu, 2), data, opt, nullptr);
-  }
-  {
-    route_guard force("blas");
-    blas = compute_grm(executor(backend::cpu, 2), data, opt, nullptr);
-  }
+  const grm_result amx = compute_grm(forced(tuning::route::amx), data, opt, nullptr);
+  const grm_result blas = compute_grm(forced(tuning::route::blas), data, opt, nullptr);
   std::vector<long double> p(k);
   for (int64_t l = 0; l < k; ++l) {
     long double tot = 0, c2 = 0;
