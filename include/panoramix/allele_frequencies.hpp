@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "panoramix/executor.hpp"
+#include "panoramix/genotype_source.hpp"
 #include "panoramix/ops/allele_counts.hpp"
 #include "panoramix/plink_files.hpp"
 #include "panoramix/progress.hpp"
@@ -27,19 +28,15 @@ struct allele_frequencies {
 /// unless `nonfounders`; diploid calls count two alleles, haploid calls one (a heterozygous
 /// haploid call adds half an A1, its dosage / 2). Haploid: males on X (females and unknown sex
 /// diploid), males on Y (nobody else counts), everyone on MT.
-allele_frequencies compute_allele_frequencies(const executor& exec, const plink_fileset& data,
+allele_frequencies compute_allele_frequencies(const executor& exec, const genotype_source& data,
                                               const frequency_options& opt, progress_sink* progress);
 
 /// The same counting block by block, for passes that need each block's frequencies as the block
 /// arrives (the GRM reads the genotypes once). `out` must have been sized with resize(m).
 class frequency_counter {
  public:
-  frequency_counter(const plink_fileset& data, const frequency_options& opt);
-  /// The same rules from what they need of each sample and variant, for genotypes that do not come
-  /// from a fileset: `kinds` per variant (empty = all autosomal), `founder` per sample (empty = all
-  /// founders), `male` per sample (empty = none), `nonfounders` as in frequency_options.
-  frequency_counter(std::vector<chromosome_set::kind> kinds, const std::vector<uint8_t>& founder,
-                    const std::vector<uint8_t>& male, bool nonfounders);
+  /// The rules take from `data` each kept sample's parents and sex and each kept variant's chromosome.
+  frequency_counter(const genotype_source& data, const frequency_options& opt);
   /// Fills out[first .. first + block.n_variants) from the genotypes of those kept variants.
   void add_block(const executor& exec, int64_t first, const variant_major_view& block, allele_frequencies& out) const;
 

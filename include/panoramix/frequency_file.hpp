@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "panoramix/plink_files.hpp"
+#include "panoramix/genotype_source.hpp"
 
 namespace pmx {
 
@@ -14,6 +14,6 @@ namespace pmx {
 /// Extra variants in the file are ignored. Throws io_error when the file cannot be opened and
 /// input_error naming the file and line for a wrong header, a short line, a frequency that is
 /// not a number in [0, 1], a .bim variant the file does not list, or alleles that do not match.
-std::vector<double> read_frequency_file(const std::string& path, const plink_fileset& data);
+std::vector<double> read_frequency_file(const std::string& path, const genotype_source& data);
 
 }  // namespace pmx

@@ -7,6 +7,7 @@
 
 #include "panoramix/allele_frequencies.hpp"
 #include "panoramix/executor.hpp"
+#include "panoramix/genotype_source.hpp"
 #include "panoramix/matrix_buffer.hpp"
 #include "panoramix/plink_files.hpp"
 #include "panoramix/progress.hpp"
@@ -28,6 +29,9 @@ struct grm_options {
   bool nonfounders = false;  ///< frequencies from all samples instead of founders only
   bool pair_counts = true;   ///< also return N (per-pair jointly called variants)
   chromosome_set chromosomes = chromosome_set::human();  ///< species (for frequency counting)
+  /// Given A1 frequencies, one per kept variant in [0, 1], used as they are (no 0.5 rule) instead of
+  /// the counted ones: e.g. base-population frequencies. Empty = counted as PLINK does.
+  std::vector<double> frequencies;
   int64_t block_variants = 8192;
 };
 
@@ -48,7 +52,7 @@ double grm_frequency(double a1_freq);
 
 /// Computes the GRM over every kept variant of `data` (the caller drops X/Y/MT as PLINK does),
 /// streaming variant blocks so only n×n accumulators are held in memory.
-grm_result compute_grm(const executor& exec, const plink_fileset& data, const grm_options& opt,
+grm_result compute_grm(const executor& exec, const genotype_source& data, const grm_options& opt,
                        progress_sink* progress);
 
 }  // namespace pmx

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "panoramix/genotype_source.hpp"
 #include "panoramix/ld.hpp"
 #include "panoramix/output_file.hpp"
 #include "panoramix/plink_files.hpp"
@@ -43,7 +44,7 @@ class ld_bin_writer {
 class ld_table_writer {
  public:
   /// `freqs` (A1 frequency per kept variant, see ld_frequencies) adds the MAF_A/MAF_B columns.
-  ld_table_writer(output_group& out, const std::string& prefix, const plink_fileset& data,
+  ld_table_writer(output_group& out, const std::string& prefix, const genotype_source& data,
                   const chromosome_set& chroms, ld_statistic stat,
                   const std::vector<double>* freqs);
   void write(std::span<const ld_pair> pairs);
@@ -51,7 +52,7 @@ class ld_table_writer {
 
  private:
   output_file& file_;
-  const plink_fileset& data_;
+  const genotype_source& data_;
   const std::vector<double>* freqs_;
   std::vector<std::string> chrom_;  // PLINK code per kept variant
   int id_width_ = 4;

@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "panoramix/genotype_source.hpp"
 #include "panoramix/output_file.hpp"
 #include "panoramix/pca.hpp"
-#include "panoramix/plink_files.hpp"
 
 namespace pmx {
 
 /// Adds PREFIX.eigenval and PREFIX.eigenvec to `out` (10 significant digits; PLINK prints 6).
-void write_pca(output_group& out, const std::string& prefix, const plink_fileset& data, const pca_result& r);
+void write_pca(output_group& out, const std::string& prefix, const genotype_source& data, const pca_result& r);
 
 /// The same files from sample IDs and n × pcs column-major vectors (PCs of a GRM in memory).
 void write_pca(output_group& out, const std::string& prefix, const std::vector<std::string>& fid,

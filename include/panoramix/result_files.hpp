@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "panoramix/allele_frequencies.hpp"
+#include "panoramix/genotype_source.hpp"
 #include "panoramix/grm.hpp"
 #include "panoramix/output_file.hpp"
 #include "panoramix/plink_files.hpp"
@@ -14,7 +15,7 @@ namespace pmx {
 
 /// PREFIX.afreq, PLINK 2 columns: #CHROM ID REF ALT ALT_FREQS OBS_CT (ALT = A1, REF = A2),
 /// chromosomes named as PLINK 2 names them (chr1 -> 1, 23 -> X for humans).
-void write_afreq(output_group& out, const std::string& prefix, const plink_fileset& data,
+void write_afreq(output_group& out, const std::string& prefix, const genotype_source& data,
                  const allele_frequencies& f, const chromosome_set& chroms);
 
 enum class grm_format {
@@ -23,7 +24,7 @@ enum class grm_format {
   gcta,     ///< PREFIX.grm.bin float32 lower triangle + .grm.N.bin float32 counts + .grm.id
 };
 
-void write_grm(output_group& out, const std::string& prefix, const plink_fileset& data,
+void write_grm(output_group& out, const std::string& prefix, const genotype_source& data,
                const grm_result& g, grm_format format);
 
 }  // namespace pmx

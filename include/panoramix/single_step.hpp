@@ -109,8 +109,9 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
 void genotype_moments(const variant_major_view& g, const std::vector<double>* given_p,
                       std::vector<double>& p, std::vector<double>& sum_z2, int threads);
 
-/// Dense VanRaden G = ZZᵀ/(2Σp(1−p)) (n_g × n_g, row-major) through the genotype product ops on
-/// `exec` (blocks of unit columns): for ssGBLUP and tests, O(n_g² k) work, O(n_g²) memory.
+/// Dense VanRaden G = ZZᵀ/(2Σp(1−p)) (n_g × n_g, row-major) centred by the given `p`: compute_grm's
+/// pass (grm.hpp, grm_method::vanraden) on `exec`, for ssGBLUP and tests, O(n_g² k) work, O(n_g²)
+/// memory.
 std::vector<double> vanraden_grm(const executor& exec, const variant_major_view& g,
                                  const std::vector<double>& p);
 

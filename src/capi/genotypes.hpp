@@ -1,6 +1,6 @@
-// pmx_genotypes: kept genotypes (memory-mapped .bed or a compacted copy), the gemm operand built on
-// them (device-resident on cuda), what frequencies need to know of samples and variants, and the
-// centring (p) and scaling (s) chosen by the caller.
+// pmx_genotypes: kept genotypes (memory-mapped .bed or a compacted copy) with their records, as a
+// pmx::genotype_source the library's statistics read, the gemm operand built on them
+// (device-resident on cuda), and the centring (p) and scaling (s) chosen by the caller.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,6 +12,7 @@
 #include "capi/thread_messages.hpp"
 #include "panoramix/panoramix.h"
 #include "panoramix/executor.hpp"
+#include "panoramix/memory_genotypes.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
 #include "panoramix/packed_genotypes.hpp"
 #include "panoramix/plink_files.hpp"
@@ -22,8 +23,10 @@ struct pmx_genotypes {
   // Data. Declared before the operand, which views them (members are destroyed in reverse).
   pmx::executor exec;
   std::unique_ptr<pmx::plink_fileset> files;  // .bed handles: records and the mapped .bed
-  pmx::packed_genotypes copy;                 // compacted kept calls (subsets, in-memory bytes)
-  pmx::variant_major_view view;               // kept samples x kept variants
+  // Kept samples x kept variants with their records (none for in-memory bytes): a view of the
+  // mapped .bed when nothing is dropped, else a compacted copy.
+  std::optional<pmx::memory_genotypes> kept;
+  pmx::variant_major_view view;               // kept->view()
   std::vector<int64_t> sample_index, variant_index;  // into .fam/.bim (or the given rows)
   std::optional<pmx::gemm_operand> operand;
 

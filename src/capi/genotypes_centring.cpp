@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "capi/frequencies.hpp"
 #include "capi/genotypes.hpp"
 #include "capi/status.hpp"
+#include "panoramix/allele_frequencies.hpp"
 
 using namespace pmx::capi;
 
@@ -59,18 +59,13 @@ int pmx_genotypes_compute_frequencies(pmx_genotypes* g, int nonfounders, int n_a
   return guarded(g->messages, "pmx_genotypes_compute_frequencies", [&] {
     require(n_autosomes >= 0 && n_autosomes <= 95, PMX_E_INVALID_ARGUMENT,
             "n_autosomes is " + str(n_autosomes) + "; must be 0 (human, 22) or 1..95 (PLINK --chr-set)");
-    frequency_inputs in;
-    if (g->files) {  // in-memory handles: all founders, all autosomal (the defaults)
-      const pmx::chromosome_set chromosomes{n_autosomes ? n_autosomes : 22};
-      for (int64_t i : g->sample_index) {
-        const auto& s = g->files->all_samples()[i];
-        in.founder.push_back(s.founder());
-        in.male.push_back(s.sex == 1);
-      }
-      for (int64_t j : g->variant_index) in.kinds.push_back(chromosomes.classify(g->files->all_variants()[j].chrom));
-    }
-    // Counted without the lock: multiplies in flight go on with the previous frequencies.
-    std::vector<double> p = plink_frequencies(g->exec, g->view, in, nonfounders != 0);
+    // PLINK 2's --freq rules from the kept records (in-memory handles have none: all founders,
+    // all autosomal). Counted without the lock: multiplies in flight go on with the previous
+    // frequencies.
+    pmx::frequency_options opt;
+    opt.nonfounders = nonfounders != 0;
+    opt.chromosomes = pmx::chromosome_set{n_autosomes ? n_autosomes : 22};
+    std::vector<double> p = pmx::compute_allele_frequencies(g->exec, *g->kept, opt, nullptr).a1;
     std::unique_lock lock(g->mutex);
     g->p = std::move(p);
     g->have_frequencies = true;

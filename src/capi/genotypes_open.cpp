@@ -59,16 +59,23 @@ bool is_all(const std::vector<int64_t>& index, int64_t total) {
   return static_cast<int64_t>(index.size()) == total;  // strictly increasing in range: identity
 }
 
-/// Compacts `g` to the kept samples and variants unless nothing is dropped; then builds the
-/// operand (uploads on cuda).
-void finish(pmx_genotypes& h, const pmx::variant_major_view& g) {
+/// The kept genotypes and records of h.files: a view of the mapped .bed unless something is
+/// dropped, then a compacted copy; then builds the operand (uploads on cuda).
+void finish(pmx_genotypes& h) {
+  const pmx::variant_major_view g = h.files->bed().view();
+  std::vector<pmx::sample_record> samples;
+  std::vector<pmx::variant_record> variants;
+  samples.reserve(h.sample_index.size());
+  variants.reserve(h.variant_index.size());
+  for (int64_t i : h.sample_index) samples.push_back(h.files->all_samples()[i]);
+  for (int64_t j : h.variant_index) variants.push_back(h.files->all_variants()[j]);
   const bool all_samples = is_all(h.sample_index, g.n_samples);
-  if (all_samples && is_all(h.variant_index, g.n_variants)) {
-    h.view = g;
-  } else {
-    h.copy = pmx::subset(g, all_samples ? std::vector<int64_t>{} : h.sample_index, h.variant_index);
-    h.view = h.copy.view();
-  }
+  if (all_samples && is_all(h.variant_index, g.n_variants))
+    h.kept.emplace(g, std::move(samples), std::move(variants), h.files->prefix());
+  else
+    h.kept.emplace(pmx::subset(g, all_samples ? std::vector<int64_t>{} : h.sample_index, h.variant_index),
+                   std::move(samples), std::move(variants), h.files->prefix());
+  h.view = h.kept->view();
   h.operand.emplace(h.exec, h.view);
 }
 
@@ -114,7 +121,7 @@ int pmx_genotypes_open_bed(pmx_context* ctx, const char* prefix, const char* kee
     }
     h.sample_index = h.files->sample_index();
     h.variant_index = h.files->variant_index();
-    finish(h, h.files->bed().view());
+    finish(h);
   });
 }
 
@@ -130,7 +137,7 @@ int pmx_genotypes_open_bed_subset(pmx_context* ctx, const char* prefix, const in
                                   "samples in " + p + ".fam");
     h.variant_index = index_subset(variants, n_keep_variants, k, "variants", "n_keep_variants",
                                    "variants in " + p + ".bim");
-    finish(h, h.files->bed().view());
+    finish(h);
   });
 }
 
@@ -166,10 +173,11 @@ int pmx_genotypes_from_bed_bytes(pmx_context* ctx, const void* bytes, int64_t n_
     h.sample_index = index_subset(samples, n_keep_samples, n_samples, "samples", "n_keep_samples", "samples");
     h.variant_index = index_subset(variants, n_keep_variants, n_variants, "variants", "n_keep_variants", "variants");
     const pmx::variant_major_view given{b + header, n_samples, n_variants, row_bytes};
-    // Always copied: the caller's buffer may go away when this returns.
-    h.copy = pmx::subset(given, is_all(h.sample_index, n_samples) ? std::vector<int64_t>{} : h.sample_index,
-                         h.variant_index);
-    h.view = h.copy.view();
+    // Always copied: the caller's buffer may go away when this returns. No records: every sample
+    // a founder of unknown sex, every variant unplaced (autosomal rules).
+    h.kept.emplace(pmx::subset(given, is_all(h.sample_index, n_samples) ? std::vector<int64_t>{} : h.sample_index,
+                               h.variant_index));
+    h.view = h.kept->view();
     h.operand.emplace(h.exec, h.view);
   });
 }

@@ -185,7 +185,7 @@ void ld_bin_writer::write_rows(int64_t first_row, int64_t n_rows, const double* 
 // PREFIX.ld
 
 ld_table_writer::ld_table_writer(output_group& out, const std::string& prefix,
-                                 const plink_fileset& data, const chromosome_set& chroms,
+                                 const genotype_source& data, const chromosome_set& chroms,
                                  ld_statistic stat, const std::vector<double>* freqs)
     : file_(out.add(prefix + ".ld")), data_(data), freqs_(freqs) {
   const int64_t m = data.n_variants();

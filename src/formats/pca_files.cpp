@@ -19,8 +19,8 @@ void write_pca(output_group& out, const std::string& prefix, const std::vector<s
   }
 }
 
-void write_pca(output_group& out, const std::string& prefix, const plink_fileset& data, const pca_result& r) {
-  PMX_EXPECTS(r.n == data.n_samples(), "PCA result and fileset disagree on the sample count");
+void write_pca(output_group& out, const std::string& prefix, const genotype_source& data, const pca_result& r) {
+  PMX_EXPECTS(r.n == data.n_samples(), "PCA result and genotypes disagree on the sample count");
   PMX_EXPECTS(static_cast<int64_t>(r.values.size()) == r.pcs, "PCA result: one eigenvalue per component");
   std::vector<std::string> fid, iid;
   fid.reserve(static_cast<size_t>(r.n)), iid.reserve(static_cast<size_t>(r.n));

@@ -26,7 +26,7 @@ void print_g6(output_file& f, double x) {
 }
 }  // namespace
 
-void write_afreq(output_group& out, const std::string& prefix, const plink_fileset& data,
+void write_afreq(output_group& out, const std::string& prefix, const genotype_source& data,
                  const allele_frequencies& f, const chromosome_set& chroms) {
   auto& file = out.add(prefix + ".afreq");
   file.write("#CHROM\tID\tREF\tALT\tALT_FREQS\tOBS_CT\n");
@@ -43,17 +43,17 @@ void write_afreq(output_group& out, const std::string& prefix, const plink_files
 
 namespace {
 
-void write_ids(output_file& file, const plink_fileset& data, bool header) {
+void write_ids(output_file& file, const genotype_source& data, bool header) {
   if (header) file.write("#FID\tIID\n");
   for (int64_t i = 0; i < data.n_samples(); ++i)
     file.printf("%s\t%s\n", data.sample(i).fid.c_str(), data.sample(i).iid.c_str());
 }
 }  // namespace
 
-void write_grm(output_group& out, const std::string& prefix, const plink_fileset& data,
+void write_grm(output_group& out, const std::string& prefix, const genotype_source& data,
                const grm_result& g, grm_format format) {
   const int64_t n = g.n;
-  PMX_EXPECTS(n == data.n_samples(), "GRM and fileset disagree on the sample count");
+  PMX_EXPECTS(n == data.n_samples(), "GRM and genotypes disagree on the sample count");
   switch (format) {
     case grm_format::rel_bin: {
       out.add(prefix + ".rel.bin").write(g.G.data(), g.G.size() * sizeof(double));

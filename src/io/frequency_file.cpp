@@ -10,7 +10,7 @@
 
 namespace pmx {
 
-std::vector<double> read_frequency_file(const std::string& path, const plink_fileset& data) {
+std::vector<double> read_frequency_file(const std::string& path, const genotype_source& data) {
   std::ifstream in(path);
   if (!in) throw io_error("frequency file '" + path + "' cannot be opened");
   std::string line;

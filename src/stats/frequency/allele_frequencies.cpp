@@ -32,39 +32,28 @@ void allele_frequencies::resize(int64_t m) {
   a1.resize(static_cast<size_t>(m));
 }
 
-namespace {
-std::vector<chromosome_set::kind> variant_kinds(const plink_fileset& data, const chromosome_set& chromosomes) {
-  std::vector<chromosome_set::kind> kinds(static_cast<size_t>(data.n_variants()));
-  for (int64_t j = 0; j < data.n_variants(); ++j) kinds[j] = chromosomes.classify(data.variant(j).chrom);
-  return kinds;
-}
-std::vector<uint8_t> sample_flags(const plink_fileset& data, bool (*flag)(const sample_record&)) {
-  std::vector<uint8_t> f(static_cast<size_t>(data.n_samples()));
-  for (int64_t i = 0; i < data.n_samples(); ++i) f[i] = flag(data.sample(i));
-  return f;
-}
-}  // namespace
-
-frequency_counter::frequency_counter(const plink_fileset& data, const frequency_options& opt)
-    : frequency_counter(variant_kinds(data, opt.chromosomes),
-                        sample_flags(data, [](const sample_record& r) { return r.founder(); }),
-                        sample_flags(data, [](const sample_record& r) { return r.sex == 1; }), opt.nonfounders) {}
-
-frequency_counter::frequency_counter(std::vector<chromosome_set::kind> kinds, const std::vector<uint8_t>& founder,
-                                     const std::vector<uint8_t>& male, bool nonfounders)
-    : kinds_(std::move(kinds)), male_(male) {
+frequency_counter::frequency_counter(const genotype_source& data, const frequency_options& opt) {
   using kind = chromosome_set::kind;
-  for (kind k : kinds_) haploid_ = haploid_ || k == kind::x || k == kind::y || k == kind::mt;
+  const int64_t n = data.n_samples(), m = data.n_variants();
+  kinds_.resize(static_cast<size_t>(m));
+  for (int64_t j = 0; j < m; ++j) {
+    const kind k = kinds_[j] = opt.chromosomes.classify(data.variant(j).chrom);
+    haploid_ = haploid_ || k == kind::x || k == kind::y || k == kind::mt;
+  }
+  std::vector<uint8_t> founder(static_cast<size_t>(n));
+  male_.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) founder[i] = data.sample(i).founder(), male_[i] = data.sample(i).sex == 1;
   // Counted samples (empty = all).
-  if (!nonfounders && std::find(founder.begin(), founder.end(), uint8_t{0}) != founder.end()) counted_ = founder;
+  if (!opt.nonfounders && std::find(founder.begin(), founder.end(), uint8_t{0}) != founder.end())
+    counted_ = std::move(founder);
 }
 
 void frequency_counter::add_block(const executor& exec, int64_t first, const variant_major_view& block,
                                   allele_frequencies& out) const {
   using kind = chromosome_set::kind;
   const int64_t count = block.n_variants;
-  PMX_EXPECTS(first >= 0 && (kinds_.empty() || first + count <= static_cast<int64_t>(kinds_.size())),
-              "block out of range");
+  PMX_EXPECTS(first >= 0 && first + count <= static_cast<int64_t>(kinds_.size()), "block out of range");
+  PMX_EXPECTS(block.n_samples == static_cast<int64_t>(male_.size()), "block of other samples than the counter's");
   const auto sz = static_cast<size_t>(count);
   std::vector<variant_counts> all(sz), cnt, male, other;
   allele_counts(exec, block, {}, all);
@@ -74,7 +63,7 @@ void frequency_counter::add_block(const executor& exec, int64_t first, const var
     const auto n = static_cast<size_t>(block.n_samples);
     std::vector<uint8_t> males(n), others(n);
     for (size_t i = 0; i < n; ++i) {
-      const bool c = counted_.empty() || counted_[i], m = !male_.empty() && male_[i];
+      const bool c = counted_.empty() || counted_[i], m = male_[i];
       males[i] = c && m;
       others[i] = c && !m;
     }
@@ -85,7 +74,7 @@ void frequency_counter::add_block(const executor& exec, int64_t first, const var
   for (int64_t b = 0; b < count; ++b) {
     const int64_t j = first + b;
     tally t;
-    switch (kinds_.empty() ? kind::autosome : kinds_[j]) {
+    switch (kinds_[j]) {
       case kind::x: t.diploid(other[b]), t.haploid(male[b]); break;
       case kind::y: t.haploid(male[b]); break;
       case kind::mt: t.haploid(counted_.empty() ? all[b] : cnt[b]); break;
@@ -97,7 +86,7 @@ void frequency_counter::add_block(const executor& exec, int64_t first, const var
   }
 }
 
-allele_frequencies compute_allele_frequencies(const executor& exec, const plink_fileset& data,
+allele_frequencies compute_allele_frequencies(const executor& exec, const genotype_source& data,
                                               const frequency_options& opt, progress_sink* progress) {
   const int64_t m = data.n_variants();
   allele_frequencies out;
@@ -105,8 +94,8 @@ allele_frequencies compute_allele_frequencies(const executor& exec, const plink_
   const frequency_counter counter(data, opt);
   for (int64_t first = 0; first < m; first += opt.block_variants) {
     const int64_t count = std::min(opt.block_variants, m - first);
-    const packed_genotypes block = data.read_block(first, count);
-    counter.add_block(exec, first, block.view(), out);
+    packed_genotypes copy;
+    counter.add_block(exec, first, data.block(first, count, copy), out);
     report(progress, "allele frequencies", double(first + count) / double(m));
   }
   return out;

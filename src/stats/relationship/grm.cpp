@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/stage_clock.hpp"
+#include "grm_into.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/ops/sample_sums.hpp"
 #include "panoramix/ops/table_products.hpp"
@@ -19,7 +20,7 @@ double grm_frequency(double a1_freq) { return std::isnan(a1_freq) ? 0.5 : a1_fre
 namespace {
 
 template <class T>
-void mirror_lower(matrix_buffer<T>& a, int64_t n, int threads) {
+void mirror_lower(T* a, int64_t n, int threads) {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = i + 1; j < n; ++j) a[i * n + j] = a[j * n + i];
@@ -29,10 +30,13 @@ using detail::stage_clock;
 
 }  // namespace
 
-grm_result compute_grm(const executor& exec, const plink_fileset& data, const grm_options& opt,
-                       progress_sink* progress) {
+grm_result detail::compute_grm_into(const executor& exec, const genotype_source& data, const grm_options& opt,
+                                    double* G, progress_sink* progress) {
   const int64_t n = data.n_samples(), m = data.n_variants();
   if (m == 0) throw input_error("no variants left for the GRM (after X/Y/MT and --extract)");
+  const bool given = !opt.frequencies.empty();
+  PMX_EXPECTS(!given || static_cast<int64_t>(opt.frequencies.size()) == m, "one given frequency per variant");
+  for (double p : opt.frequencies) PMX_EXPECTS(p >= 0 && p <= 1, "given frequencies in [0, 1]");
   if (4 * m >= (int64_t{1} << 31)) throw unsupported_error("more than 500 M variants: int32 sums overflow");
   const bool vanraden = opt.method == grm_method::vanraden;
   const int threads = exec.threads();
@@ -56,7 +60,10 @@ grm_result compute_grm(const executor& exec, const plink_fileset& data, const gr
   clock.time("allocate", [&] {
     if (counts) res.N = zeroed_matrix<int32_t>(nn, threads);
     // VanRaden's G is written whole by the finishing step; the standardised one accumulates.
-    res.G = vanraden ? matrix_buffer<double>(nn) : zeroed_matrix<double>(nn, threads);
+    if (!vanraden) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+      for (int64_t i = 0; i < n * n; ++i) G[i] = 0;
+    }
     if (vanraden) S = zeroed_matrix<int32_t>(nn, threads), a.assign(static_cast<size_t>(n), 0.0);
   });
 
@@ -64,12 +71,12 @@ grm_result compute_grm(const executor& exec, const plink_fileset& data, const gr
   // code tables are ready before its products. The n×n sums stay where the backend keeps them
   // (on the GPU for cuda) until flush.
   sample_sums sums(exec, n, {.S = vanraden ? S.data() : nullptr, .N = counts ? res.N.data() : nullptr,
-                             .C = vanraden ? nullptr : res.G.data(), .ld = n, .a = vanraden ? a.data() : nullptr});
+                             .C = vanraden ? nullptr : G, .ld = n, .a = vanraden ? a.data() : nullptr});
   res.residence = sums.residence();
   double denom_vr = 0, qq = 0;  // 2 Σ p(1-p);  Σ q² with q = 2p
   // On cuda, blocks of ~1 GiB of 2-bit data: the standardised C is still downloaded per block
   // (table_crossprod's contract), so fewer, larger blocks; the resident sums do not care.
-  const int64_t block = exec.kind() == backend::cuda
+  const int64_t block = exec.on_device()
                             ? std::max(opt.block_variants, std::min<int64_t>(m, (int64_t{1} << 32) / std::max<int64_t>(n, 1)))
                             : opt.block_variants;
   std::vector<code_table> z, rowsum_table, w_table;
@@ -90,7 +97,7 @@ grm_result compute_grm(const executor& exec, const plink_fileset& data, const gr
       if (vanraden) rowsum_table.resize(z.size()), w_table.resize(z.size()), r_q2.resize(z.size());
       for (int64_t b = 0; b < count; ++b) {
         const int64_t j = first + b;
-        const double p = res.a1_freq[j] = grm_frequency(freqs.a1[j]), q = 2 * p;
+        const double p = res.a1_freq[j] = given ? opt.frequencies[j] : grm_frequency(freqs.a1[j]), q = 2 * p;
         block_missing += freqs.missing_all[j];
         denom_vr += 2 * p * (1 - p);
         if (!vanraden) {
@@ -121,20 +128,29 @@ grm_result compute_grm(const executor& exec, const plink_fileset& data, const gr
     if (!vanraden) {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
       for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j <= i; ++j) res.G[i * n + j] /= res.N[i * n + j];
+        for (int64_t j = 0; j <= i; ++j) G[i * n + j] /= res.N[i * n + j];
     } else {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
       for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j <= i; ++j) {
           double v = double(S[i * n + j]) - a[i] - a[j] + qq;
           if (!W.empty()) v += W[j * n + i] + W[i * n + j] - R[i * n + j];
-          res.G[i * n + j] = v / denom_vr;
+          G[i * n + j] = v / denom_vr;
         }
     }
-    mirror_lower(res.G, n, threads);
-    if (counts) mirror_lower(res.N, n, threads);
+    mirror_lower(G, n, threads);
+    if (counts) mirror_lower(res.N.data(), n, threads);
     if (!opt.pair_counts) res.N.clear();
   });
+  return res;
+}
+
+grm_result compute_grm(const executor& exec, const genotype_source& data, const grm_options& opt,
+                       progress_sink* progress) {
+  const int64_t n = data.n_samples();
+  matrix_buffer<double> G(static_cast<size_t>(n * n));  // uninitialised: compute_grm_into writes it all
+  grm_result res = detail::compute_grm_into(exec, data, opt, G.data(), progress);
+  res.G = std::move(G);
   return res;
 }
 

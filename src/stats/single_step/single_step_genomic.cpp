@@ -1,5 +1,5 @@
 // Genomic and pedigree pieces shared by the single-step models: centring frequencies and Σz²
-// per variant, the dense VanRaden G through the genotype product ops, and dense A among a subset
+// per variant, the dense VanRaden G (the GRM's pass, src/stats/relationship), and dense A among a subset
 // by Colleau's indirect method (the ssGBLUP model's A_gg, independent of the sparse A_gg⁻¹ code).
 #include <omp.h>
 
@@ -7,9 +7,11 @@
 #include <array>
 
 #include "panoramix/error.hpp"
+#include "panoramix/memory_genotypes.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
 #include "panoramix/single_step.hpp"
 #include "single_step_terms.hpp"
+#include "stats/relationship/grm_into.hpp"
 
 namespace pmx {
 
@@ -54,24 +56,15 @@ std::vector<double> vanraden_grm(const executor& exec, const variant_major_view&
   double c = 0;
   for (double x : p) c += 2 * x * (1 - x);
   if (!(c > 0)) throw input_error("genotypes: every variant is monomorphic (2Σp(1−p) = 0), G is undefined");
-  std::vector<double> G(n * n);
-  const gemm_operand op(exec, g);
-  const gemm_centring centring{p, {}};
-  // Columns of G by blocks of b unit vectors: W = Zᵀ E (k × b), then G[:, block] = Z W / c.
-  const int64_t b = std::min<int64_t>(n, 256);
-  std::vector<double> E(n * b), W(k * b), Y(n * b);
-  for (int64_t first = 0; first < n; first += b) {
-    const int64_t m = std::min(b, n - first);
-    std::fill(E.begin(), E.end(), 0.0);
-    for (int64_t c2 = 0; c2 < m; ++c2) E[(first + c2) * m + c2] = 1.0;
-    gemm_transposed(op, centring, m, E.data(), m, 0.0, W.data(), m);
-    gemm(op, centring, m, W.data(), m, 0.0, Y.data(), m);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t c2 = 0; c2 < m; ++c2) G[i * n + first + c2] = Y[i * m + c2] / c;
-  }
-  // Exact symmetry (the two triangles come from different blocks' rounding).
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < i; ++j) G[j * n + i] = G[i * n + j] = 0.5 * (G[i * n + j] + G[j * n + i]);
+  // The one GRM pass (src/stats/relationship/grm.cpp) with the single-step frequencies given: the
+  // same G = ZZᵀ/(2Σp(1−p)), z = x − 2p and 0 where missing, from the exact integer M·Mᵀ plus
+  // corrections, into this function's vector (no n×n copy).
+  grm_options opt;
+  opt.method = grm_method::vanraden;
+  opt.pair_counts = false;
+  opt.frequencies = p;
+  std::vector<double> G(static_cast<size_t>(n * n));
+  detail::compute_grm_into(exec, memory_genotypes(g), opt, G.data(), nullptr);
   return G;
 }
 
@@ -122,7 +115,7 @@ snp_model_operands make_snp_model_operands(const char* model, const executor& ex
   out.genotypes = std::make_unique<gemm_operand>(genotype_executor(exec, kg, ks), in.geno->genotypes,
                                                  gemm_accuracy::normwise);
   term.setup_seconds.emplace_back(
-      exec.kind() == backend::cuda ? "genotype operand (2-bit upload to the device)" : "genotype operand", sw.seconds());
+      exec.on_device() ? "genotype operand (2-bit upload to the device)" : "genotype operand", sw.seconds());
   sw = stopwatch();
   out.agg_inv = std::make_unique<genotyped_a_inverse>(*in.ped, *in.F, in.geno->animals, in.threads);
   term.setup_seconds.emplace_back("A_gg^-1 operator (sparse Cholesky of A^nn)", sw.seconds());
