@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "panoramix/executor.hpp"
+#include "panoramix/genotype_source.hpp"
 #include "panoramix/genotype_view.hpp"
 #include "panoramix/plink_files.hpp"
 #include "panoramix/progress.hpp"
@@ -42,6 +43,8 @@ enum class ld_path {
   automatic,   ///< S only when neither block has a missing call, else the general path
   general,     ///< S, N, U, V, Ut, Vt: sums over the jointly called samples of each pair
   no_missing,  ///< S only; N, U, V are row constants. Throws logic_error if a call is missing.
+  all_sums,    ///< the general path with all six sums from the op, never the sparse companion
+               ///< sums (their oracle in tests)
 };
 
 /// r or r² from the exact sums of one pair (see the header comment): n jointly called samples,
@@ -73,8 +76,13 @@ struct ld_options {
   bool inter_chr = false;        ///< every later variant, any chromosome, no window
 };
 
-/// PLINK 1.9's conversion of --ld-window-kb to base pairs: floor(kb · 1000 · (1 + 2^-44)).
+/// PLINK 1.9's conversion of --ld-window-kb to base pairs: floor(kb · 1000 · (1 + 2^-44)); throws
+/// input_error for a negative (or NaN) kb.
 int64_t ld_window_bp_from_kb(double kb);
+
+/// Throws input_error for options out of range (--ld-window < 2, a negative window, --ld-window-r2
+/// outside [0, 1], --memory < 1); the drivers below call it first.
+void check_ld_options(const ld_options& opt);
 
 /// The whole n_variants × n_variants matrix, handed to `sink(first_row, n_rows, values)` a block
 /// of rows at a time, in order, values row-major with n_variants columns (the sink runs on a
@@ -83,7 +91,7 @@ int64_t ld_window_bp_from_kb(double kb);
 /// triangle is computed (r is symmetric to the bit) and the blocks below the diagonal are kept
 /// until their rows are written; otherwise each row block is computed against every column,
 /// re-reading the columns in chunks when they do not fit. Variants are the kept ones of `data`.
-void compute_ld_square(const executor& exec, const plink_fileset& data, const ld_options& opt,
+void compute_ld_square(const executor& exec, const genotype_source& data, const ld_options& opt,
                        const std::function<void(int64_t, int64_t, const double*)>& sink,
                        progress_sink* progress);
 
@@ -98,18 +106,18 @@ struct ld_pair {
 /// r² >= window_r2 (|r| >= sqrt(window_r2)). Only crossproducts of each block of rows against its
 /// window are computed. Pairs are handed to `sink` in order, a batch at a time, on a background
 /// thread while the next batch is computed (calls never overlap).
-void compute_ld_table(const executor& exec, const plink_fileset& data, const ld_options& opt,
+void compute_ld_table(const executor& exec, const genotype_source& data, const ld_options& opt,
                       const std::function<void(std::span<const ld_pair>)>& sink,
                       progress_sink* progress);
 
 /// A1 frequencies as PLINK 1.9 prints them in --with-freqs (1 − A2 count / allele count over the
 /// founders, or every kept sample with nonfounders or ld_nonfounders; X males and Y count one
 /// allele, heterozygous haploid calls are skipped); NaN without a counted allele.
-std::vector<double> ld_frequencies(const executor& exec, const plink_fileset& data,
+std::vector<double> ld_frequencies(const executor& exec, const genotype_source& data,
                                    const ld_options& opt);
 
 /// Index (into the kept variants) one past the last partner of each variant in the table, given
 /// the window options: pairs of variant i are (i, j) for i < j < end[i].
-std::vector<int64_t> ld_window_ends(const plink_fileset& data, const ld_options& opt);
+std::vector<int64_t> ld_window_ends(const genotype_source& data, const ld_options& opt);
 
 }  // namespace pmx

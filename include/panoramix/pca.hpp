@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "panoramix/executor.hpp"
+#include "panoramix/genotype_source.hpp"
 #include "panoramix/plink_files.hpp"
 #include "panoramix/progress.hpp"
 
@@ -85,10 +86,15 @@ struct pca_result {
   std::vector<std::pair<std::string, double>> stage_seconds;
 };
 
+/// Throws input_error for options out of range (--pcs, --tol, --max-iter, --oversample) or that do
+/// not go together; compute_pca calls it first, front ends may call it before reading input.
+void check_pca_options(const pca_options& opt);
+
 /// Top `opt.pcs` eigenpairs of the standardised GRM of every kept variant of `data` (the caller
-/// drops X/Y/MT as PLINK does). Throws input_error for pcs < 1 or pcs > n, no variants, a sample
-/// without any called genotype (PLINK refuses those too), or too many missing pairs (see above).
-pca_result compute_pca(const executor& exec, const plink_fileset& data, const pca_options& opt,
+/// drops X/Y/MT as PLINK does). Throws input_error for bad options (check_pca_options), pcs > n,
+/// no variants, a sample without any called genotype (PLINK refuses those too), or too many
+/// missing pairs (see above).
+pca_result compute_pca(const executor& exec, const genotype_source& data, const pca_options& opt,
                        progress_sink* progress);
 
 }  // namespace pmx

@@ -100,13 +100,6 @@ void add_ld_command(CLI::App& app, int argc, char** argv, int& status) {
                             (o.stat == ld_statistic::r2 ? "2" : "") +
                             " (square, bin, inter-chr, with-freqs)");
       }
-      if (lo->window < 2)
-        throw input_error("--ld-window must be at least 2 (got " + std::to_string(lo->window) +
-                          ")");
-      if (!(lo->window_kb >= 0)) throw input_error("--ld-window-kb must be >= 0");
-      if (!(lo->window_r2 >= 0 && lo->window_r2 <= 1))
-        throw input_error("--ld-window-r2 must be in [0, 1]");
-      if (lo->memory_mb < 1) throw input_error("--memory must be at least 1 (MB)");
       if (square && (inter_chr || with_freqs))
         throw input_error(
             "inter-chr and with-freqs apply to the table only, not to square matrix output");
@@ -118,6 +111,7 @@ void add_ld_command(CLI::App& app, int argc, char** argv, int& status) {
       o.window_bp = ld_window_bp_from_kb(lo->window_kb);
       o.window_r2 = lo->window_r2;
       o.inter_chr = inter_chr;
+      check_ld_options(o);  // before reading anything
 
       auto data = open_input(*opt, log);
       const executor exec = make_executor(*opt, log);

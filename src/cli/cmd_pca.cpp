@@ -40,17 +40,14 @@ void add_pca_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--seed", pca->seed, "seed of the random start block");
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) {
-      if (pca->pcs < 1) throw input_error("--pcs must be at least 1 (got " + std::to_string(pca->pcs) + ")");
-      if (!(pca->tolerance > 0)) throw input_error("--tol must be positive");
-      if (pca->max_iterations < 1) throw input_error("--max-iter must be at least 1");
-      if (pca->oversample < 0) throw input_error("--oversample must not be negative");
+      pca_options o = *pca;
+      o.missing = *missing == "impute" ? pca_missing_mode::mean_impute : pca_missing_mode::plink;
+      o.nonfounders = opt->nonfounders;
+      check_pca_options(o);  // before reading anything
       auto data = open_input(*opt, log);
       const auto chroms = chromosomes(*opt);
       drop_non_autosomal(*data, chroms, log);
       const executor exec = make_executor(*opt, log);
-      pca_options o = *pca;
-      o.missing = *missing == "impute" ? pca_missing_mode::mean_impute : pca_missing_mode::plink;
-      o.nonfounders = opt->nonfounders;
       o.chromosomes = chroms;
       log.begin("principal components");
       const pca_result res = compute_pca(exec, *data, o, &log);

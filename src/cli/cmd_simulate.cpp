@@ -34,7 +34,6 @@ void add_simulate_command(CLI::App& app, int argc, char** argv, int& status) {
       ->check(CLI::Range(0.0, 1.0));
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) {
-      sim::validate(*p);
       executor exec(backend::cpu, opt->threads);
       log.begin("simulate");
       const sim::dataset d = sim::simulate_genotypes(*p, exec.threads());

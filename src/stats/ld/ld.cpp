@@ -10,13 +10,13 @@
 #include <cmath>
 #include <future>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "panoramix/error.hpp"
 #include "panoramix/ops/allele_counts.hpp"
 #include "panoramix/ops/crossprod.hpp"
 #include "panoramix/packed_genotypes.hpp"
-#include "ops/crossprod/missing_sums.hpp"
 
 namespace pmx {
 
@@ -47,7 +47,7 @@ double ld_value(int64_t n, int64_t sa, int64_t sb, int64_t saa, int64_t sbb, int
 }
 
 int64_t ld_window_bp_from_kb(double kb) {
-  PMX_EXPECTS(kb >= 0, "negative window");
+  if (!(kb >= 0)) throw input_error("--ld-window-kb must be >= 0");
   const double bp = kb * 1000 * (1 + 0x1p-44);  // PLINK's SMALL_EPSILON guard against 0.0299999...
   return bp >= 4294967295.0 ? int64_t{4294967295} : static_cast<int64_t>(bp);
 }
@@ -85,7 +85,7 @@ struct prepared_rows {
 
 // Missing lists and the sample-major table of prepared rows (see prepared_rows).
 void index_missing(prepared_rows& p, int threads) {
-  using kernels::cpu::missing_code;
+  const uint8_t* missing_code = missing_table_code;
   const int64_t R = p.n_rows(), n = p.n;
   const packed_rows_view v = p.rows.view();
   p.miss_start.assign(static_cast<size_t>(R + 1), 0);
@@ -127,11 +127,10 @@ void index_missing(prepared_rows& p, int threads) {
 prepared_rows prepare(const executor& exec, const variant_major_view& g) {
   prepared_rows p;
   p.n = g.n_samples;
-  p.rows = word_aligned_variant_rows(g, exec.kind() == backend::reference ? 1 : exec.threads());
+  p.rows = word_aligned_variant_rows(g, exec.threads());
   std::vector<variant_counts> c(static_cast<size_t>(g.n_variants));
-  // Row sums are cheap host work: the CPU backend counts them for a CUDA executor.
-  allele_counts(exec.kind() == backend::cuda ? executor(backend::cpu, exec.threads()) : exec, g, {},
-                c);
+  // Row sums are cheap host work (the codes are in host memory): counted by the host executor.
+  allele_counts(exec.host(), g, {}, c);
   p.sum.resize(c.size());
   p.sumsq.resize(c.size());
   p.missing.resize(c.size());
@@ -141,8 +140,7 @@ prepared_rows prepare(const executor& exec, const variant_major_view& g) {
     p.missing[j] = c[j].missing;
     p.total_missing += c[j].missing;
   }
-  if (p.total_missing > 0 && exec.kind() != backend::reference)
-    index_missing(p, exec.threads());
+  if (p.total_missing > 0) index_missing(p, exec.threads());
   return p;
 }
 
@@ -165,9 +163,10 @@ constexpr double sparse_missing_rate = 0.08;
 /// of TI rows of A x TJ rows of B. Per tile, the sums of the A rows over the samples each B row
 /// misses (U, V side) are gathered column by column and transposed; then per A row, the sums of
 /// the B rows over the samples it misses (Ut, Vt, N side) and the finished values.
-void sparse_finish(const prepared_rows& A, int64_t a0, int64_t na, const prepared_rows& B, int64_t b0,
-                   int64_t nb, const int32_t* S, ld_statistic stat, double* out, int64_t ld, int threads) {
-  const kernels::cpu::missing_sums_fn sums = kernels::cpu::active_missing_sums().sums;
+void sparse_finish(const executor& exec, const prepared_rows& A, int64_t a0, int64_t na, const prepared_rows& B,
+                   int64_t b0, int64_t nb, const int32_t* S, ld_statistic stat, double* out, int64_t ld) {
+  const missing_sums_fn sums = missing_sums_kernel(exec);
+  const int threads = exec.threads();
   constexpr int64_t TI = 64, TJ = 256;
   const int64_t n = A.n, ti = (na + TI - 1) / TI, tj = (nb + TJ - 1) / TJ;
   const uint8_t* ta = A.by_sample.data() + a0;
@@ -221,7 +220,7 @@ void ld_block(const executor& exec, const prepared_rows& A, int64_t a0, int64_t 
   const packed_rows_view va = A.view(a0, na), vb = B.view(b0, nb);
   const int64_t n = A.n;
   PMX_EXPECTS(n <= (int64_t{1} << 29), "more than 2^29 samples");
-  const int threads = exec.kind() == backend::reference ? 1 : exec.threads();
+  const int threads = exec.threads();
   if (fast) {
     // No missing call: N = n, U/V/Ut/Vt are the row sums; only S = Σ x_a x_b needs the op.
     const int32_t* S = ws.zeroed(ws.S, size);
@@ -241,15 +240,15 @@ void ld_block(const executor& exec, const prepared_rows& A, int64_t a0, int64_t 
   }
   // General: every sum over the samples called in both rows of the pair. S needs no mask (x = 0
   // where missing); the companions N, U, V, Ut, Vt come from the missing calls (sparse) unless
-  // they are dense or this is the reference oracle, which asks the op for all six.
+  // they are dense or ld_path::all_sums asks the op for all six (the sparse sums' oracle).
   const int64_t miss_a = A.miss_start.empty() ? 0 : A.miss_start[a0 + na] - A.miss_start[a0];
   const int64_t miss_b = B.miss_start.empty() ? 0 : B.miss_start[b0 + nb] - B.miss_start[b0];
-  const bool sparse = exec.kind() != backend::reference && !A.by_sample.empty() && !B.by_sample.empty() &&
+  const bool sparse = path != ld_path::all_sums && !A.by_sample.empty() && !B.by_sample.empty() &&
                       double(miss_a + miss_b) <= sparse_missing_rate * double(na + nb) * double(n);
   if (sparse) {
     int32_t* S = ws.zeroed(ws.S, size);
     crossprod(exec, va, vb, {.S = S, .ld = nb});
-    sparse_finish(A, a0, na, B, b0, nb, S, stat, out, ld, threads);
+    sparse_finish(exec, A, a0, na, B, b0, nb, S, stat, out, ld);
     return;
   }
   int32_t *S = ws.zeroed(ws.S, size), *N = ws.zeroed(ws.N, size), *U = ws.zeroed(ws.U, size),
@@ -269,7 +268,7 @@ void ld_block(const executor& exec, const prepared_rows& A, int64_t a0, int64_t 
 
 class ld_source {
  public:
-  ld_source(const plink_fileset& data, const ld_options& opt) : data_(data) {
+  ld_source(const genotype_source& data, const ld_options& opt) : data_(data) {
     const int64_t n = data.n_samples();
     bool all = true;
     for (int64_t i = 0; i < n; ++i) {
@@ -278,11 +277,11 @@ class ld_source {
         all = false;
         continue;
       }
-      samples_.push_back(data.sample_index()[i]);
+      samples_.push_back(i);
       male_.push_back(s.sex == 1);
     }
     n_ = static_cast<int64_t>(samples_.size());
-    if (all && data.all_samples_kept()) samples_.clear();  // served as is from the mapped file
+    if (all) samples_.clear();  // the source's blocks as they come
     kinds_.resize(static_cast<size_t>(data.n_variants()));
     for (int64_t j = 0; j < data.n_variants(); ++j)
       kinds_[j] = opt.chromosomes.classify(data.variant(j).chrom);
@@ -292,9 +291,16 @@ class ld_source {
 
   /// Kept variants [first, first + count) over the samples LD uses, X and Y coded as PLINK 1.9.
   packed_genotypes load(int64_t first, int64_t count) const {
-    std::vector<int64_t> rows(data_.variant_index().begin() + first,
-                              data_.variant_index().begin() + first + count);
-    packed_genotypes g = subset(data_.bed().view(), samples_, rows);
+    packed_genotypes g;
+    if (samples_.empty()) {
+      g = data_.read_block(first, count);
+    } else {  // the used samples of the block (a second copy only where the source has none to map)
+      packed_genotypes copy;
+      const variant_major_view all = data_.block(first, count, copy);
+      std::vector<int64_t> rows(static_cast<size_t>(count));
+      std::iota(rows.begin(), rows.end(), int64_t{0});
+      g = subset(all, samples_, rows);
+    }
     for (int64_t j = 0; j < count; ++j) {
       const auto k = kinds_[first + j];
       if (k == chromosome_set::kind::x)
@@ -328,8 +334,8 @@ class ld_source {
       if (!male_[i] || get(row, i) == code_het) put(row, i, code_missing);
   }
 
-  const plink_fileset& data_;
-  std::vector<int64_t> samples_;  // original .fam indices; empty = every sample of the file
+  const genotype_source& data_;
+  std::vector<int64_t> samples_;  // indices among the source's samples; empty = every one
   std::vector<uint8_t> male_;     // per used sample
   std::vector<chromosome_set::kind> kinds_;
   int64_t n_ = 0;
@@ -382,9 +388,10 @@ void ld_matrix(const executor& exec, const variant_major_view& A, const variant_
 // ------------------------------------------------------------------------------------------------
 // Square matrix
 
-void compute_ld_square(const executor& exec, const plink_fileset& data, const ld_options& opt,
+void compute_ld_square(const executor& exec, const genotype_source& data, const ld_options& opt,
                        const std::function<void(int64_t, int64_t, const double*)>& sink,
                        progress_sink* progress) {
+  check_ld_options(opt);
   const int64_t m = data.n_variants();
   if (m == 0) throw input_error("no variants left for LD (after --extract)");
   const ld_source src(data, opt);
@@ -493,7 +500,15 @@ void compute_ld_square(const executor& exec, const plink_fileset& data, const ld
 // ------------------------------------------------------------------------------------------------
 // Windowed table
 
-std::vector<int64_t> ld_window_ends(const plink_fileset& data, const ld_options& opt) {
+void check_ld_options(const ld_options& opt) {
+  if (opt.window_variants < 2)
+    throw input_error("--ld-window must be at least 2 (got " + std::to_string(opt.window_variants) + ")");
+  if (opt.window_bp < 0) throw input_error("--ld-window-kb must be >= 0");
+  if (!(opt.window_r2 >= 0 && opt.window_r2 <= 1)) throw input_error("--ld-window-r2 must be in [0, 1]");
+  if (opt.memory_mb < 1) throw input_error("--memory must be at least 1 (MB)");
+}
+
+std::vector<int64_t> ld_window_ends(const genotype_source& data, const ld_options& opt) {
   const int64_t m = data.n_variants();
   std::vector<int64_t> end(static_cast<size_t>(m), m);
   if (opt.inter_chr) return end;
@@ -511,12 +526,12 @@ std::vector<int64_t> ld_window_ends(const plink_fileset& data, const ld_options&
   return end;
 }
 
-void compute_ld_table(const executor& exec, const plink_fileset& data, const ld_options& opt,
+void compute_ld_table(const executor& exec, const genotype_source& data, const ld_options& opt,
                       const std::function<void(std::span<const ld_pair>)>& sink,
                       progress_sink* progress) {
+  check_ld_options(opt);
   const int64_t m = data.n_variants();
   if (m == 0) throw input_error("no variants left for LD (after --extract)");
-  PMX_EXPECTS(opt.window_r2 >= 0 && opt.window_r2 <= 1, "--ld-window-r2 must be in [0, 1]");
   const ld_source src(data, opt);
   const std::vector<int64_t> end = ld_window_ends(data, opt);
   // PLINK 1.9 compares |r| with sqrt(threshold) for --r, r² with the threshold for --r2; NaN
@@ -543,9 +558,8 @@ void compute_ld_table(const executor& exec, const plink_fileset& data, const ld_
   if (opt.block_cols > 0) bc = opt.block_cols, chunk = std::max<int64_t>(2, 4 * opt.block_cols);
 
   // Small blocks run side by side, one thread each; large ones use the op's threads.
-  const bool side_by_side =
-      exec.kind() == backend::cpu && exec.threads() > 1 && a * span < 64 * 256;
-  const executor one(backend::cpu, 1);
+  const bool side_by_side = !exec.on_device() && exec.threads() > 1 && a * span < 64 * 256;
+  const executor one = exec.with_threads(1);
 
   // Rows [a0, a0 + na) of the chunk C (which starts at variant c0) against their windows.
   // One workspace per thread (side by side) or one for all (sequential), reused block to block.
@@ -666,7 +680,7 @@ void compute_ld_table(const executor& exec, const plink_fileset& data, const ld_
 // ------------------------------------------------------------------------------------------------
 // Frequencies for --with-freqs
 
-std::vector<double> ld_frequencies(const executor& exec, const plink_fileset& data,
+std::vector<double> ld_frequencies(const executor& exec, const genotype_source& data,
                                    const ld_options& opt) {
   using kind = chromosome_set::kind;
   const int64_t m = data.n_variants(), n = data.n_samples();

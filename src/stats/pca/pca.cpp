@@ -34,7 +34,7 @@ void timed(std::vector<std::pair<std::string, double>>& stages, const char* name
   stages.emplace_back(name, s);
 }
 
-std::string sample_name(const plink_fileset& data, int64_t i) {
+std::string sample_name(const genotype_source& data, int64_t i) {
   return data.sample(i).fid + " " + data.sample(i).iid;
 }
 
@@ -157,7 +157,7 @@ void for_each_missing(const variant_major_view& g, F&& f) {
 }
 
 // Builds E (pca.hpp) for missing_mode::plink and sets the operator's series. z tables by .bed code.
-void build_missing_terms(const executor& exec, const plink_fileset& data, const variant_major_view& g,
+void build_missing_terms(const executor& exec, const genotype_source& data, const variant_major_view& g,
                          const std::vector<std::array<double, 4>>& ztab, const pca_options& opt,
                          grm_operator& op, pca_result& res) {
   const int64_t n = g.n_samples, k = g.n_variants;
@@ -277,7 +277,7 @@ void build_missing_terms(const executor& exec, const plink_fileset& data, const 
 
 // ------------------------------------------------------------------------------------------------
 
-pca_result exact_pca(const executor& exec, const plink_fileset& data, const pca_options& opt,
+pca_result exact_pca(const executor& exec, const genotype_source& data, const pca_options& opt,
                      progress_sink* progress) {
   pca_result res;
   res.method = "exact";
@@ -302,14 +302,14 @@ pca_result exact_pca(const executor& exec, const plink_fileset& data, const pca_
   return res;
 }
 
-pca_result randomized_pca(const executor& exec, const plink_fileset& data, const pca_options& opt,
+pca_result randomized_pca(const executor& exec, const genotype_source& data, const pca_options& opt,
                           progress_sink* progress) {
   pca_result res;
   res.method = "randomized";
   const int64_t n = data.n_samples(), k = data.n_variants(), m = opt.pcs;
   const int64_t l = std::min(n, m + std::max<int64_t>(opt.oversample, 0));
   res.n = n, res.n_variants = k, res.pcs = m;
-  const executor host(backend::cpu, exec.threads());  // the n × l algebra stays on the host
+  const executor host = exec.host();  // the n × l algebra stays on the host
 
   packed_genotypes copy;
   variant_major_view g;
@@ -357,16 +357,23 @@ pca_result randomized_pca(const executor& exec, const plink_fileset& data, const
 
 }  // namespace
 
-pca_result compute_pca(const executor& exec, const plink_fileset& data, const pca_options& opt,
+void check_pca_options(const pca_options& opt) {
+  if (opt.pcs < 1) throw input_error("--pcs must be at least 1 (got " + std::to_string(opt.pcs) + ")");
+  if (!(opt.tolerance > 0)) throw input_error("--tol must be positive");
+  if (opt.max_iterations < 1) throw input_error("--max-iter must be at least 1");
+  if (opt.oversample < 0) throw input_error("--oversample must not be negative");
+  if (opt.exact && opt.missing != pca_missing_mode::plink)
+    throw input_error("pca: --missing impute applies to the randomized path only (--exact is PLINK's matrix)");
+}
+
+pca_result compute_pca(const executor& exec, const genotype_source& data, const pca_options& opt,
                        progress_sink* progress) {
   const int64_t n = data.n_samples();
+  check_pca_options(opt);
   if (data.n_variants() == 0) throw input_error("pca: no variants left (after X/Y/MT and --extract)");
-  if (opt.pcs < 1) throw input_error("pca: --pcs must be at least 1 (got " + std::to_string(opt.pcs) + ")");
   if (opt.pcs > n)
     throw input_error("pca: --pcs " + std::to_string(opt.pcs) + " exceeds the number of samples (" +
                       std::to_string(n) + ")");
-  if (opt.exact && opt.missing != pca_missing_mode::plink)
-    throw input_error("pca: --missing impute applies to the randomized path only (--exact is PLINK's matrix)");
   pca_result res = opt.exact ? exact_pca(exec, data, opt, progress) : randomized_pca(exec, data, opt, progress);
   detail::normalise_signs(res.vectors, res.n, res.pcs);
   return res;

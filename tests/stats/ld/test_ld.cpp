@@ -158,19 +158,19 @@ TEST(LdPaths, NoMissingFastPathEqualsGeneralPath) {
                pmx::logic_error);
 }
 
-// The cpu backend with missing calls takes N, U, V and their transposes from the missing calls
-// (sparse sums) instead of the op, up to a share of missing calls per block; the reference asks
-// the op for all six sums. Every instruction set against the reference, bit for bit: rates on
-// both sides of the threshold, rows without missing calls, rows missing more than 1,023 samples
-// (several packed passes), widths around the kernels' column blocks, separate A and B sets.
+// With missing calls, N, U, V and their transposes come from the missing calls (sparse sums)
+// instead of the op, up to a share of missing calls per block; the oracle (the reference backend
+// with ld_path::all_sums) asks the op for all six sums. Every instruction set against it, bit for
+// bit: rates on both sides of the threshold, rows without missing calls, rows missing more than
+// 1,023 samples (several packed passes), widths around the kernels' column blocks, separate A and
+// B sets.
 class LdSparseIsa : public ::testing::TestWithParam<std::string> {
  protected:
-  void SetUp() override { kernels::cpu::set_popcount_isa(GetParam()); }
-  void TearDown() override { kernels::cpu::set_popcount_isa(""); }
+  const executor cpu = test::cpu_with_isa(GetParam(), 2);
 };
 
 TEST_P(LdSparseIsa, CompanionSumsFromMissingCallsMatchReference) {
-  const executor ref = executor::reference(), cpu(backend::cpu, 2);
+  const executor ref = executor::reference();
   struct shape {
     int64_t n, k;
     double missing;
@@ -183,7 +183,7 @@ TEST_P(LdSparseIsa, CompanionSumsFromMissingCallsMatchReference) {
     for (int64_t i = 0; i < sh.n; ++i) g.set(i, 7, code_het);  // monomorphic, no missing call
     for (const ld_statistic stat : {ld_statistic::r, ld_statistic::r2}) {
       std::vector<double> want(static_cast<size_t>(sh.k * sh.k)), got(want.size());
-      ld_matrix(ref, g.view(), g.view(), stat, ld_path::automatic, want.data(), sh.k);
+      ld_matrix(ref, g.view(), g.view(), stat, ld_path::all_sums, want.data(), sh.k);
       ld_matrix(cpu, g.view(), g.view(), stat, ld_path::automatic, got.data(), sh.k);
       EXPECT_TRUE(same_bits(want, got)) << sh.n << " x " << sh.k << " missing " << sh.missing;
       // Rectangle from separate sets; the A set has no missing calls at all.
@@ -192,11 +192,11 @@ TEST_P(LdSparseIsa, CompanionSumsFromMissingCallsMatchReference) {
       for (const packed_genotypes* a : {&g, &clean}) {
         const int64_t na = a->n_variants();
         std::vector<double> w(static_cast<size_t>(na * nb)), h(w.size());
-        ld_matrix(ref, a->view(), rows_of(g, b0, nb), stat, ld_path::general, w.data(), nb);
+        ld_matrix(ref, a->view(), rows_of(g, b0, nb), stat, ld_path::all_sums, w.data(), nb);
         ld_matrix(cpu, a->view(), rows_of(g, b0, nb), stat, ld_path::general, h.data(), nb);
         EXPECT_TRUE(same_bits(w, h)) << "rectangle " << na << " x " << nb << " over " << sh.n;
         ld_matrix(cpu, rows_of(g, b0, nb), a->view(), stat, ld_path::general, h.data(), na);
-        ld_matrix(ref, rows_of(g, b0, nb), a->view(), stat, ld_path::general, w.data(), na);
+        ld_matrix(ref, rows_of(g, b0, nb), a->view(), stat, ld_path::all_sums, w.data(), na);
         EXPECT_TRUE(same_bits(w, h)) << "rectangle " << nb << " x " << na << " over " << sh.n;
       }
     }
@@ -211,7 +211,7 @@ TEST_P(LdSparseIsa, KernelSumsSelectedRows) {
   for (auto& b : table) state = state * 1103515245u + 12345u, b = kernels::cpu::missing_code[(state >> 16) & 3];
   std::vector<int32_t> idx;
   for (int64_t r = 0; r < rows; ++r) idx.push_back(static_cast<int32_t>((r * 7) % rows));
-  const auto& k = kernels::cpu::active_missing_sums();
+  const auto& k = kernels::cpu::active_missing_sums(cpu);
   ASSERT_EQ(std::string(k.isa), GetParam());
   for (const int64_t count : {int64_t{0}, int64_t{1}, int64_t{31}, int64_t{1023}, int64_t{1024}, rows})
     for (const int64_t len : {int64_t{0}, int64_t{1}, int64_t{15}, int64_t{16}, int64_t{63}, int64_t{64},

@@ -1,0 +1,66 @@
+// The gBLUP analysis as `panoramix gblup` runs it, from files to results: G computed from the
+// genotypes (as `grm`) or read from a GCTA binary GRM (optionally reduced to the --keep samples'
+// rows and columns), the phenotype and covariates matched to G's samples by FID and IID, the
+// samples with a missing phenotype or covariate left out of the fit (they get predictions only),
+// the REML evaluator chosen, optionally the top eigenpairs of G, then fit_gblup (gblup.hpp).
+// Writing the results is formats' job (gblup_files.hpp).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "panoramix/analysis_context.hpp"
+#include "panoramix/gblup.hpp"
+#include "panoramix/grm.hpp"
+#include "panoramix/grm_pcs.hpp"
+
+namespace pmx {
+
+/// Which h2_evaluator fits the model. `automatic`: eigen for REML with up to 5,000 fitted samples
+/// on cpu (25,000 on cuda), else Cholesky; beyond that limit the Cholesky evaluator runs Brent
+/// alone (no Newton polish) on a coarser grid with tolerance 1e-7.
+enum class gblup_evaluator_choice { automatic, eigen, cholesky };
+
+struct gblup_analysis_options {
+  /// Where G comes from: exactly one of `bfile` (computed from the genotypes, which the context's
+  /// open_genotypes gives with `keep`/`extract` applied and X/Y/MT dropped) and `grm` (a GCTA
+  /// binary GRM PREFIX, read here; `keep` then keeps those samples' rows and columns, in the
+  /// GRM's order; `extract` is refused).
+  std::string bfile, grm, keep, extract;
+  grm_method method = grm_method::standardized;  ///< G from genotypes
+  bool nonfounders = false;                      ///< G's frequencies from every sample
+  chromosome_set chromosomes = chromosome_set::human();
+  std::string pheno;       ///< phenotype file (FID IID values..., header optional)
+  std::string pheno_name;  ///< its column by name; empty: by number `mpheno` (1-based)
+  int mpheno = 1;
+  std::string covar;                     ///< covariate file; empty: intercept only
+  std::vector<std::string> covar_names;  ///< its columns by name or number; empty: all
+  std::optional<double> h2;              ///< given h²; empty: REML
+  bool reml = false;                     ///< REML asked for explicitly (excludes h2)
+  gblup_evaluator_choice evaluator = gblup_evaluator_choice::automatic;
+  bool pev = true;                       ///< prediction error variances
+  grm_pcs_options pc{.pcs = 0};          ///< top eigenpairs of G (pcs 0: none)
+};
+
+struct gblup_analysis {
+  std::vector<std::string> fid, iid;  ///< G's samples, in its order (every one gets a GEBV)
+  gblup_result fit;
+  bool pev = true;      ///< fit.pev holds the PEVs (else the writers give NA)
+  grm_pcs_result pcs;   ///< pcs.pcs == 0 when none were asked for
+};
+
+/// Throws input_error for options that exclude each other or lie out of range (the checks that
+/// need no input file): not exactly one of bfile and grm, extract with grm, h2 with reml, a
+/// negative PC count, a non-positive PC tolerance, fewer than 1 PC iteration, negative PC
+/// oversampling. run_gblup_analysis checks them first; a front end may call it before it makes
+/// the executor.
+void check_gblup_options(const gblup_analysis_options& opt);
+
+/// Runs the analysis (see the header comment). Asks the context for the executor first, then
+/// (with bfile) for the genotypes. Throws input_error naming the file or option for bad input
+/// (no autosomal variant, no --keep sample in the GRM, more PCs than samples, phenotype or
+/// covariate columns or IDs not found, no fitted sample, ...), numeric_error from the fit.
+gblup_analysis run_gblup_analysis(const gblup_analysis_options& opt, const analysis_context& ctx);
+
+}  // namespace pmx

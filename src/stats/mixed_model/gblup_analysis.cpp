@@ -1,0 +1,249 @@
+// The gBLUP analysis from files to results (gblup_analysis.hpp).
+#include "panoramix/gblup_analysis.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "panoramix/error.hpp"
+#include "panoramix/grm_files.hpp"
+#include "panoramix/phenotypes.hpp"
+#include "panoramix/plink_files.hpp"
+
+namespace pmx {
+namespace {
+
+// %.17g, or NA for a NaN (an SE that does not exist).
+std::string num(double v) {
+  if (std::isnan(v)) return "NA";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string method_name(grm_method m) { return m == grm_method::vanraden ? "vanraden" : "standardized"; }
+
+// G and its samples.
+struct relationship {
+  int64_t n = 0;
+  std::vector<std::string> fid, iid;
+  matrix_buffer<double> G;
+};
+
+// G read from a GCTA GRM, reduced to the --keep samples' rows and columns (in the GRM's order).
+relationship read_grm(const gblup_analysis_options& opt, analysis_log& log) {
+  relationship r;
+  log.begin("read GRM");
+  grm_file g = read_gcta_grm(opt.grm);
+  log.end();
+  r.n = g.n;
+  r.fid = std::move(g.fid);
+  r.iid = std::move(g.iid);
+  r.G = std::move(g.G);
+  log.message("GRM of " + std::to_string(r.n) + " samples read from " + opt.grm + ".grm.bin");
+  if (opt.keep.empty()) return r;
+  const sample_list keep = read_sample_list(opt.keep);
+  std::vector<int64_t> kept;
+  for (int64_t i = 0; i < r.n; ++i)
+    if (keep.contains(r.fid[i], r.iid[i])) kept.push_back(i);
+  if (kept.empty()) throw input_error("--keep file '" + opt.keep + "': no listed sample is in the GRM");
+  const int64_t m = static_cast<int64_t>(kept.size());
+  matrix_buffer<double> K(static_cast<size_t>(m * m));
+  std::vector<std::string> kf(m), ki(m);
+  for (int64_t a = 0; a < m; ++a) {
+    for (int64_t b = 0; b < m; ++b) K[a * m + b] = r.G[kept[a] * r.n + kept[b]];
+    kf[a] = std::move(r.fid[kept[a]]);
+    ki[a] = std::move(r.iid[kept[a]]);
+  }
+  log.message("--keep " + opt.keep + ": " + std::to_string(m) + " of the " + std::to_string(r.n) +
+              " samples of the GRM kept");
+  r.G = std::move(K), r.fid = std::move(kf), r.iid = std::move(ki), r.n = m;
+  return r;
+}
+
+// G computed from the genotypes (as `grm`, without pair counts).
+relationship compute_relationship(const executor& exec, const gblup_analysis_options& opt,
+                                  const genotype_source& data, analysis_log& log) {
+  if (data.n_variants() == 0) throw input_error(opt.bfile + ": no autosomal variants left");
+  grm_options go;
+  go.method = opt.method;
+  go.nonfounders = opt.nonfounders;
+  go.chromosomes = opt.chromosomes;
+  go.pair_counts = false;
+  log.begin("relationship matrix");
+  grm_result g = compute_grm(exec, data, go, &log);
+  log.end();
+  for (const auto& [name, seconds] : g.stage_seconds) log.substage(name, seconds);
+  log.message("GRM (" + method_name(opt.method) + ") of " + std::to_string(g.n) + " samples from " +
+              std::to_string(g.n_variants) + " variants");
+  relationship r;
+  r.n = g.n;
+  r.G = std::move(g.G);
+  for (int64_t i = 0; i < r.n; ++i) {
+    r.fid.push_back(data.sample(i).fid);
+    r.iid.push_back(data.sample(i).iid);
+  }
+  return r;
+}
+
+// The phenotype and covariates matched to G's samples by FID + IID; the fitted samples are those
+// with a phenotype and every covariate.
+void match_records(const gblup_analysis_options& opt, const relationship& rel, gblup_data& d,
+                   analysis_log& log) {
+  const int64_t n = rel.n;
+  const phenotype_table pt = read_phenotype_table(opt.pheno, "--pheno");
+  const int64_t pcol =
+      pt.column(opt.pheno_name.empty() ? std::to_string(opt.mpheno) : opt.pheno_name, "--pheno");
+  int64_t matched = 0;
+  const std::vector<double> y_all = match_column(pt, pcol, rel.fid, rel.iid, &matched);
+  log.message("--pheno " + opt.pheno + ": trait '" + pt.names[pcol] + "', " +
+              std::to_string(pt.rows()) + " rows, " + std::to_string(matched) +
+              " matched to the " + std::to_string(n) + " genotyped samples, " +
+              std::to_string(pt.rows() - matched) + " not in the genotype data (ignored)");
+  std::vector<std::vector<double>> cov_all;
+  std::vector<std::string> cov_names;
+  if (!opt.covar.empty()) {
+    const phenotype_table ct = read_phenotype_table(opt.covar, "--covar");
+    std::vector<int64_t> cols;
+    if (opt.covar_names.empty())
+      for (int64_t j = 0; j < static_cast<int64_t>(ct.names.size()); ++j) cols.push_back(j);
+    for (const auto& name : opt.covar_names) cols.push_back(ct.column(name, "--covar"));
+    int64_t cm = 0;  // samples of the file matched (the same for every column)
+    for (int64_t j : cols) {
+      cov_all.push_back(match_column(ct, j, rel.fid, rel.iid, &cm));
+      cov_names.push_back(ct.has_header ? ct.names[j] : "covar" + ct.names[j]);
+    }
+    log.message("--covar " + opt.covar + ": " + std::to_string(cols.size()) + " covariate(s), " +
+                std::to_string(cm) + " samples matched");
+  } else if (!opt.covar_names.empty()) {
+    throw input_error("--covar-name needs --covar FILE");
+  }
+  d.n = n;
+  d.G = rel.G.data();
+  d.covariates.resize(cov_all.size());
+  d.covariate_names = cov_names;
+  int64_t missing_y = 0, missing_cov = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(y_all[i])) {
+      ++missing_y;
+      continue;
+    }
+    bool ok = true;
+    for (const auto& cv : cov_all) ok = ok && !std::isnan(cv[i]);
+    if (!ok) {
+      ++missing_cov;
+      continue;
+    }
+    d.fitted.push_back(i);
+    d.y.push_back(y_all[i]);
+    for (size_t j = 0; j < cov_all.size(); ++j) d.covariates[j].push_back(cov_all[j][i]);
+  }
+  log.message(std::to_string(d.fitted.size()) + " samples fitted; " + std::to_string(missing_y) +
+              " without a phenotype and " + std::to_string(missing_cov) +
+              " without every covariate get predictions only");
+  if (d.fitted.empty())
+    throw input_error("--pheno " + opt.pheno + ": no genotyped sample has a non-missing value of '" +
+                      pt.names[pcol] + "'" + (opt.covar.empty() ? "" : " and every covariate"));
+}
+
+}  // namespace
+
+void check_gblup_options(const gblup_analysis_options& o) {
+  if (o.bfile.empty() == o.grm.empty())
+    throw input_error("give exactly one of --bfile (compute the GRM) and --grm (read one)");
+  if (!o.grm.empty() && !o.extract.empty())
+    throw input_error("--extract selects variants and cannot apply to a precomputed --grm");
+  if (o.reml && o.h2) throw input_error("--h2 and --reml exclude each other");
+  if (o.pc.pcs < 0) throw input_error("--pcs must not be negative (got " + std::to_string(o.pc.pcs) + ")");
+  if (o.pc.pcs > 0 && !(o.pc.tolerance > 0)) throw input_error("--pc-tol must be positive");
+  if (o.pc.pcs > 0 && o.pc.max_iterations < 1) throw input_error("--pc-max-iter must be at least 1");
+  if (o.pc.pcs > 0 && o.pc.oversample < 0) throw input_error("--pc-oversample must not be negative");
+}
+
+gblup_analysis run_gblup_analysis(const gblup_analysis_options& opt, const analysis_context& ctx) {
+  null_analysis_log quiet;
+  analysis_log& log = ctx.log ? *ctx.log : quiet;
+  check_gblup_options(opt);
+  if (!ctx.make_executor) throw logic_error("run_gblup_analysis: the context makes no executor");
+  const executor exec = ctx.make_executor();
+  // ---- G and its samples
+  relationship rel;
+  if (!opt.grm.empty()) {
+    rel = read_grm(opt, log);
+  } else {
+    if (!ctx.open_genotypes) throw logic_error("run_gblup_analysis: the context opens no genotypes");
+    const std::unique_ptr<genotype_source> data = ctx.open_genotypes();
+    rel = compute_relationship(exec, opt, *data, log);
+  }
+  const int64_t n = rel.n;
+  if (opt.pc.pcs > n)
+    throw input_error("--pcs " + std::to_string(opt.pc.pcs) + " exceeds the number of samples (" + std::to_string(n) + ")");
+  // ---- phenotype and covariates, matched by FID + IID
+  gblup_data d;
+  match_records(opt, rel, d, log);
+  // ---- fit
+  gblup_options go;
+  go.h2 = opt.h2;
+  // auto: one eigendecomposition pays when REML needs dozens of evaluations and n is small; beyond
+  // (and for a given h², two factorisations) one Cholesky per evaluation is cheaper (measured with
+  // bench_dense_linalg: cuSOLVER eigen 8.8 s vs Cholesky 0.6 s at n = 20,000; 68 s vs 3.5 s at 50,000).
+  const int64_t nf = static_cast<int64_t>(d.fitted.size());
+  const int64_t eigen_max = exec.kind() == backend::cuda ? 25000 : 5000;
+  const bool use_eigen = opt.evaluator == gblup_evaluator_choice::eigen ||
+                         (opt.evaluator == gblup_evaluator_choice::automatic && !go.h2 && nf <= eigen_max);
+  go.evaluator = use_eigen ? h2_evaluator_kind::eigen : h2_evaluator_kind::cholesky;
+  if (!use_eigen && nf > eigen_max) {
+    // Each Newton step would need H⁻¹ explicitly (n right-hand sides): Brent alone, on a coarser grid.
+    // Brent's steps below |Δh²| ~ 1e-7 only chase rounding of logL (its differences there are
+    // ~1e-12 of |logL|): tolerance 1e-7 instead of 1e-10 saves ~12 of ~37 factorisations and lands
+    // as close to the Newton-polished ĥ² (test_gblup: BrentAloneMatchesNewtonPolish).
+    go.reml.newton = false;
+    go.reml.grid = 8;
+    go.reml.tolerance = 1e-7;
+  }
+  go.pev = opt.pev;
+  // ---- G prepared once on the executor (cuda: uploaded, resident) for the PCs, the Cholesky
+  // evaluator (when every sample is fitted) and ĝ. Not for the eigen evaluator alone (it copies G
+  // for its own decomposition) nor when only a subset is fitted and no PCs are asked for.
+  const bool all_fitted = nf == n;
+  if (opt.pc.pcs > 0 || (!use_eigen && all_fitted)) {
+    log.begin(exec.kind() == backend::cuda ? "G to the device" : "G as an operand");
+    d.resident = std::make_shared<const shifted_operand>(exec, n, rel.G.data(), n);
+    log.end();
+  }
+  gblup_analysis res;
+  if (opt.pc.pcs > 0) {
+    log.begin("principal components of G");
+    res.pcs = grm_top_eigenpairs(*d.resident, opt.pc, &log);
+    log.end();
+    const grm_pcs_result& pcs = res.pcs;
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "%lld PCs of the fitted GRM itself (%s), not of `pca`'s matrix (PLINK's standardized GRM with "
+                  "pairwise called counts) unless that is the GRM here: %d filter steps, %lld products G*X, max Ritz "
+                  "residual %.2e of the largest eigenvalue%s",
+                  static_cast<long long>(pcs.pcs),
+                  opt.grm.empty() ? ("--method " + method_name(opt.method)).c_str() : ("--grm " + opt.grm).c_str(),
+                  pcs.iterations, static_cast<long long>(pcs.products), pcs.max_residual,
+                  pcs.converged ? "" : " (NOT CONVERGED: raise --pc-max-iter or --pc-tol)");
+    log.message(line);
+    if (!all_fitted && !use_eigen) d.resident.reset();  // the evaluator holds G_ff: free the device
+  }
+  log.begin(go.h2 ? "gBLUP at the given h2" : "REML and gBLUP");
+  res.fit = fit_gblup(exec, d, go);
+  log.end();
+  for (const auto& [name, seconds] : res.fit.stage_seconds) log.substage(name, seconds);
+  const auto& vc = res.fit.vc;
+  log.message("Evaluator: " + res.fit.evaluator + ", " + std::to_string(vc.evaluations) +
+              " likelihood evaluations");
+  log.message(std::string(vc.estimated ? "REML" : "Given") + " h2 = " + num(vc.h2) +
+              (vc.estimated ? " (SE " + num(vc.se_h2) + ")" : "") + ", sigma2_g = " +
+              num(vc.sigma2_g) + ", sigma2_e = " + num(vc.sigma2_e) + ", REML logL = " +
+              num(vc.logl) + (vc.boundary ? "  [on the boundary of the search]" : ""));
+  res.fid = std::move(rel.fid);
+  res.iid = std::move(rel.iid);
+  res.pev = opt.pev;
+  return res;
+}
+
+}  // namespace pmx
