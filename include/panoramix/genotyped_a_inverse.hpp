@@ -21,16 +21,19 @@ namespace pmx {
 class sparse_symmetric_operator {
  public:
   sparse_symmetric_operator() = default;
-  explicit sparse_symmetric_operator(const sparse_symmetric& s);
+  /// `host`: the executor of the products (a host one: cpu, or reference to check them).
+  explicit sparse_symmetric_operator(const sparse_symmetric& s, const executor& host = executor());
   int64_t size() const { return n_; }
   int64_t nonzeros() const { return static_cast<int64_t>(value_.size()); }  ///< both triangles
-  /// Y = S X; X and Y n × t row-major and not overlapping. Thread-safe (const, no workspace).
+  /// Y = S X; X and Y n × t row-major and not overlapping, on `threads` of the host executor's
+  /// (0: all of them). Thread-safe (const, no workspace).
   void apply(int64_t t, const double* X, double* Y, int threads = 0) const;
   /// The full CSR (valid while this operator lives): for a sparse_operand on another executor.
   csr_view csr() const;
 
  private:
   int64_t n_ = 0;
+  executor host_;
   std::vector<int64_t> row_start_, col_;  // col_ emptied when the columns fit col32_
   std::vector<int32_t> col32_;
   std::vector<double> value_;

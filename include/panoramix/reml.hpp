@@ -59,6 +59,9 @@ class h2_evaluator {
   /// the Cholesky evaluator does not know and returns 1).
   virtual double h2_limit() const { return 1.0; }
   virtual std::string name() const = 0;
+  /// The executor of the small algebra beside the evaluations (p × p systems of the fixed
+  /// effects): the host side of the one the evaluator was made with.
+  virtual const executor& host() const = 0;
 };
 
 /// G (n × n, row-major or column-major: symmetric, only read) and A = [X y] (n × q column-major,
@@ -91,9 +94,10 @@ struct reml_profile_point {
 
 /// log det(XᵀX) of the first p columns of A, and rank checks: throws numeric_error when XᵀX is
 /// singular (collinear fixed effects).
-double logdet_xtx(int64_t n, int64_t q, const double* A);
+double logdet_xtx(const executor& host, int64_t n, int64_t q, const double* A);
 
-reml_profile_point reml_profile(const h2_evaluation& e, int64_t n, int64_t q, double logdet_XtX);
+reml_profile_point reml_profile(const executor& host, const h2_evaluation& e, int64_t n, int64_t q,
+                                double logdet_XtX);
 
 struct reml_options {
   double h2_max = 0.99999;  ///< upper end of the search (H = G at h² = 1 is singular for a centred G)

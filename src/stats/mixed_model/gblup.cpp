@@ -1,7 +1,6 @@
 // gBLUP from the variance components: GLS β̂, BLUP ĝ for every sample of G, PEV.
 #include "panoramix/gblup.hpp"
 
-#include <cblas.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +9,7 @@
 #include "core/stage_clock.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/matrix_buffer.hpp"
+#include "panoramix/ops/dense_linalg.hpp"
 
 namespace pmx {
 namespace {
@@ -38,7 +38,7 @@ void prediction_error_variances(const executor& exec, const gblup_data& d, const
     std::vector<double> Gcols(B);
     ev.solve(h2, m, B.data(), nf);
     // U = Xᵀ (H⁻¹ G_{f,cols}) (p × m)
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, p, m, nf, 1.0, A.data(), nf, B.data(), nf,
+    dense_gemm(exec.host(), true, false, p, m, nf, 1.0, A.data(), nf, B.data(), nf,
                 0.0, U.data(), p);
 #pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
     for (int64_t c = 0; c < m; ++c) {
@@ -123,7 +123,7 @@ gblup_result fit_gblup(const executor& exec, const gblup_data& d, const gblup_op
     if (d.resident) {
       shifted_multiply(*d.resident, h2, 0.0, 1, a_all.data(), n, res.gebv.data(), n);
     } else {
-      const shifted_operand G_host(executor(backend::cpu, exec.threads()), n, d.G, n);
+      const shifted_operand G_host(exec.host(), n, d.G, n);
       shifted_multiply(G_host, h2, 0.0, 1, a_all.data(), n, res.gebv.data(), n);
     }
   });

@@ -16,11 +16,11 @@ namespace {
 
 constexpr double nan_v = std::numeric_limits<double>::quiet_NaN();
 
-// Small p × p symmetric positive definite systems (the fixed effects): LAPACK through the op on
-// one cpu thread; returns log det and overwrites B (p × m, column-major) with K⁻¹B.
-double small_spd_solve(int64_t p, std::vector<double> K, int64_t m, double* B) {
+// Small p × p symmetric positive definite systems (the fixed effects): the op on one thread of
+// the host executor; returns log det and overwrites B (p × m, column-major) with K⁻¹B.
+double small_spd_solve(const executor& host, int64_t p, std::vector<double> K, int64_t m, double* B) {
   if (p == 0) return 0;
-  return cholesky_solve(executor(backend::cpu, 1), p, K.data(), p, m, B, p);
+  return cholesky_solve(host.with_threads(1), p, K.data(), p, m, B, p);
 }
 
 // Block [0,p)×[0,p) of a q × q row-major matrix.
@@ -50,22 +50,22 @@ double trace_product(const std::vector<double>& a, const std::vector<double>& b,
 }  // namespace
 
 namespace {
-double logdet_spd_xtx(int64_t p, const std::vector<double>& K) {
+double logdet_spd_xtx(const executor& host, int64_t p, const std::vector<double>& K) {
   std::vector<double> none(p, 0.0);
   try {
-    return small_spd_solve(p, K, 1, none.data());
+    return small_spd_solve(host, p, K, 1, none.data());
   } catch (const numeric_error&) {
     throw numeric_error("the fixed effects are collinear (XᵀX is singular): drop a covariate that "
                         "is constant or a combination of others");
   }
 }
 // At h² = 0, H = I and the evaluation's Aᵀ H⁻¹ A is AᵀA.
-double logdet_xtx_of(const h2_evaluation& at0, int64_t q) {
-  return logdet_spd_xtx(q - 1, xx_block(at0.gram[0], q));
+double logdet_xtx_of(const executor& host, const h2_evaluation& at0, int64_t q) {
+  return logdet_spd_xtx(host, q - 1, xx_block(at0.gram[0], q));
 }
 }  // namespace
 
-double logdet_xtx(int64_t n, int64_t q, const double* A) {
+double logdet_xtx(const executor& host, int64_t n, int64_t q, const double* A) {
   const int64_t p = q - 1;
   std::vector<double> K(p * p);
   for (int64_t a = 0; a < p; ++a)
@@ -74,10 +74,11 @@ double logdet_xtx(int64_t n, int64_t q, const double* A) {
       for (int64_t i = 0; i < n; ++i) s += static_cast<long double>(A[a * n + i]) * A[b * n + i];
       K[a * p + b] = K[b * p + a] = static_cast<double>(s);
     }
-  return logdet_spd_xtx(p, K);
+  return logdet_spd_xtx(host, p, K);
 }
 
-reml_profile_point reml_profile(const h2_evaluation& e, int64_t n, int64_t q, double logdet_XtX) {
+reml_profile_point reml_profile(const executor& host, const h2_evaluation& e, int64_t n, int64_t q,
+                                double logdet_XtX) {
   const int64_t p = q - 1;
   const double df = static_cast<double>(n - p);
   const double t = e.h2;
@@ -92,7 +93,7 @@ reml_profile_point reml_profile(const h2_evaluation& e, int64_t n, int64_t q, do
   }
   double logdet_M = 0;
   try {
-    logdet_M = small_spd_solve(p, M, p + 1, rhs.data());
+    logdet_M = small_spd_solve(host, p, M, p + 1, rhs.data());
   } catch (const numeric_error&) {
     throw numeric_error("XᵀH⁻¹X is not positive definite at h² = " + std::to_string(t) +
                         " (collinear fixed effects?)");
@@ -157,7 +158,7 @@ reml_result finish(const h2_evaluator& ev, double h2, double logdet_XtX, bool es
                    bool boundary, int evaluations) {
   const h2_evaluation e = ev.evaluate(h2, h2_detail::information);
   reml_result res;
-  res.at = reml_profile(e, ev.n(), ev.q(), logdet_XtX);
+  res.at = reml_profile(ev.host(), e, ev.n(), ev.q(), logdet_XtX);
   res.h2 = h2;
   res.logl = res.at.logl;
   res.sigma2_g = h2 * res.at.sigma2;
@@ -252,12 +253,12 @@ reml_result fit_reml(const h2_evaluator& ev, const reml_options& opt) {
   // log det(XᵀX) is a constant of the likelihood: Aᵀ H⁻¹ A at h² = 0 is AᵀA.
   const h2_evaluation at0 = ev.evaluate(0.0, h2_detail::value);
   ++evaluations;
-  const double ld_xtx = logdet_xtx_of(at0, q);
+  const double ld_xtx = logdet_xtx_of(ev.host(), at0, q);
   auto logl = [&](double h2) {
     ++evaluations;
     try {
       const h2_evaluation e = h2 == 0.0 ? at0 : ev.evaluate(h2, h2_detail::value);
-      return reml_profile(e, n, q, ld_xtx).logl;
+      return reml_profile(ev.host(), e, n, q, ld_xtx).logl;
     } catch (const numeric_error&) {
       return -std::numeric_limits<double>::infinity();  // H not positive definite there
     }
@@ -292,7 +293,7 @@ reml_result fit_reml(const h2_evaluator& ev, const reml_options& opt) {
     for (int it = 0; it < 20; ++it) {
       ++evaluations;
       const auto e = ev.evaluate(h2, h2_detail::derivatives);
-      const auto pt = reml_profile(e, n, q, ld_xtx);
+      const auto pt = reml_profile(ev.host(), e, n, q, ld_xtx);
       if (!(pt.d2logl < 0)) break;
       double step = -pt.dlogl / pt.d2logl;
       const double next = std::clamp(h2 + step, lo_b, hi_b);
@@ -307,7 +308,7 @@ reml_result fit_reml(const h2_evaluator& ev, const reml_options& opt) {
 
 reml_result fit_known_h2(const h2_evaluator& ev, double h2) {
   if (!(h2 >= 0 && h2 < 1)) throw input_error("--h2 must be in [0, 1), got " + std::to_string(h2));
-  const double ld_xtx = logdet_xtx_of(ev.evaluate(0.0, h2_detail::value), ev.q());
+  const double ld_xtx = logdet_xtx_of(ev.host(), ev.evaluate(0.0, h2_detail::value), ev.q());
   return finish(ev, h2, ld_xtx, false, false, 2);
 }
 

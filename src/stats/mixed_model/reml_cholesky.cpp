@@ -2,13 +2,13 @@
 // shifted_solve op (LAPACK on a copy / cuSOLVER on a device-resident G). No eigendecomposition:
 // the path for sample counts where an n³ eigensolver is too slow but a few dozen factorisations
 // are not.
-#include <cblas.h>
 
 #include <cmath>
 #include <memory>
 #include <string>
 
 #include "panoramix/error.hpp"
+#include "panoramix/ops/dense_linalg.hpp"
 #include "panoramix/ops/shifted_solve.hpp"
 #include "panoramix/reml.hpp"
 
@@ -16,9 +16,9 @@ namespace pmx {
 namespace {
 
 // Symmetric q × q product XᵀY of n × q column-major blocks, as a row-major matrix.
-std::vector<double> gram(int64_t n, int64_t q, const double* X, const double* Y) {
+std::vector<double> gram(const executor& host, int64_t n, int64_t q, const double* X, const double* Y) {
   std::vector<double> g(q * q);
-  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, q, q, n, 1.0, X, n, Y, n, 0.0, g.data(), q);
+  dense_gemm(host, true, false, q, q, n, 1.0, X, n, Y, n, 0.0, g.data(), q);
   for (int64_t a = 0; a < q; ++a)  // symmetrise the rounding (column-major = transposed row-major)
     for (int64_t b = 0; b < a; ++b) g[a * q + b] = g[b * q + a] = 0.5 * (g[a * q + b] + g[b * q + a]);
   return g;
@@ -27,11 +27,12 @@ std::vector<double> gram(int64_t n, int64_t q, const double* X, const double* Y)
 class cholesky_evaluator final : public h2_evaluator {
  public:
   cholesky_evaluator(std::shared_ptr<const shifted_operand> G, int64_t q, const double* A)
-      : n_(G->n()), q_(q), G_(std::move(G)), A_(A, A + n_ * q) {}
+      : n_(G->n()), q_(q), host_(G->exec().host()), G_(std::move(G)), A_(A, A + n_ * q) {}
 
   int64_t n() const override { return n_; }
   int64_t q() const override { return q_; }
   std::string name() const override { return "cholesky"; }
+  const executor& host() const override { return host_; }
 
   h2_evaluation evaluate(double h2, h2_detail detail) const override {
     h2_evaluation e;
@@ -46,11 +47,11 @@ class cholesky_evaluator final : public h2_evaluator {
       const double* Hi = B.data();
       const double* S1 = B.data() + n_ * n_;
       std::vector<double> S2(n_ * q_);
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n_, q_, n_, 1.0, Hi, n_, S1, n_, 0.0,
+      dense_gemm(host_, false, false, n_, q_, n_, 1.0, Hi, n_, S1, n_, 0.0,
                   S2.data(), n_);
-      e.gram[0] = gram(n_, q_, A_.data(), S1);
-      e.gram[1] = gram(n_, q_, S1, S1);
-      e.gram[2] = gram(n_, q_, S1, S2.data());
+      e.gram[0] = gram(host_, n_, q_, A_.data(), S1);
+      e.gram[1] = gram(host_, n_, q_, S1, S1);
+      e.gram[2] = gram(host_, n_, q_, S1, S2.data());
       long double t1 = 0, t2 = 0;
       for (int64_t i = 0; i < n_; ++i) t1 += Hi[i * n_ + i];
       for (int64_t i = 0; i < n_ * n_; ++i) t2 += static_cast<long double>(Hi[i]) * Hi[i];
@@ -60,13 +61,13 @@ class cholesky_evaluator final : public h2_evaluator {
     }
     std::vector<double> S1(A_);
     e.logdet_H = factor_solve(h2, q_, S1.data());
-    e.gram[0] = gram(n_, q_, A_.data(), S1.data());
-    e.gram[1] = gram(n_, q_, S1.data(), S1.data());
+    e.gram[0] = gram(host_, n_, q_, A_.data(), S1.data());
+    e.gram[1] = gram(host_, n_, q_, S1.data(), S1.data());
     if (detail == h2_detail::information) {
       // Aᵀ H⁻³ A = S1ᵀ H⁻¹ S1: a second solve at the same shift (cuda keeps the factor; cpu refactorises).
       std::vector<double> S2(S1);
       factor_solve(h2, q_, S2.data());
-      e.gram[2] = gram(n_, q_, S1.data(), S2.data());
+      e.gram[2] = gram(host_, n_, q_, S1.data(), S2.data());
     }
     return e;
   }
@@ -81,6 +82,7 @@ class cholesky_evaluator final : public h2_evaluator {
 
  private:
   int64_t n_, q_;
+  executor host_;
   std::shared_ptr<const shifted_operand> G_;  // G itself (cpu) or its device-resident copy (cuda)
   std::vector<double> A_;
 

@@ -1,6 +1,5 @@
 // Eigen evaluator of the REML likelihood: G = U S Uᵀ once (O(n³)), Ã = UᵀA once; then
 // H(h²) = U (h²S + (1−h²)I) Uᵀ is diagonal in that basis and every evaluation is O(n q²).
-#include <cblas.h>
 
 #include <cmath>
 #include <string>
@@ -15,17 +14,18 @@ namespace {
 class eigen_evaluator final : public h2_evaluator {
  public:
   eigen_evaluator(const executor& exec, int64_t n, const double* G, int64_t q, const double* A)
-      : n_(n), q_(q), s_(n), U_(n * n), At_(n * q) {
+      : n_(n), q_(q), host_(exec.host()), s_(n), U_(n * n), At_(n * q) {
     std::vector<double> work(G, G + n * n);
     symmetric_eigen(exec, n, work.data(), n, n, s_.data(), U_.data(), n);
     // Ã = Uᵀ A (n × q, column-major).
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, q, n, 1.0, U_.data(), n, A, n, 0.0,
+    dense_gemm(host_, true, false, n, q, n, 1.0, U_.data(), n, A, n, 0.0,
                 At_.data(), n);
   }
 
   int64_t n() const override { return n_; }
   int64_t q() const override { return q_; }
   std::string name() const override { return "eigen"; }
+  const executor& host() const override { return host_; }
   // s_ is descending: the smallest eigenvalue is last.
   double h2_limit() const override {
     const double smin = s_.empty() ? 0 : s_.back();
@@ -72,19 +72,20 @@ class eigen_evaluator final : public h2_evaluator {
   void solve(double h2, int64_t m, double* B, int64_t ldb) const override {
     // H⁻¹B = U D⁻¹ Uᵀ B.
     std::vector<double> T(n_ * m);
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n_, m, n_, 1.0, U_.data(), n_, B, ldb,
+    dense_gemm(host_, true, false, n_, m, n_, 1.0, U_.data(), n_, B, ldb,
                 0.0, T.data(), n_);
     for (int64_t i = 0; i < n_; ++i) {
       const double d = h2 * s_[i] + (1.0 - h2);
       if (!(d > 0)) throw not_pd(h2, i);
       for (int64_t c = 0; c < m; ++c) T[c * n_ + i] /= d;
     }
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n_, m, n_, 1.0, U_.data(), n_, T.data(),
+    dense_gemm(host_, false, false, n_, m, n_, 1.0, U_.data(), n_, T.data(),
                 n_, 0.0, B, ldb);
   }
 
  private:
   int64_t n_, q_;
+  executor host_;
   std::vector<double> s_, U_, At_;
 
   numeric_error not_pd(double h2, int64_t i) const {

@@ -23,7 +23,7 @@ grm_pcs_result grm_top_eigenpairs(const shifted_operand& G, const grm_pcs_option
   if (opt.max_iterations < 1) throw input_error("the PC iteration limit must be at least 1");
   if (opt.oversample < 0) throw input_error("the PC oversampling must not be negative");
   const int64_t l = std::min(n, m + opt.oversample);
-  const executor host(backend::cpu, G.exec().threads());  // the n × l algebra stays on the host
+  const executor host = G.exec().host();  // the n × l algebra stays on the host
   grm_pcs_result res;
   res.n = n, res.pcs = m;
   auto apply = [&](const double* X, double* Y) {

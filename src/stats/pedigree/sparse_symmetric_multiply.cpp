@@ -9,7 +9,8 @@
 
 namespace pmx {
 
-sparse_symmetric_operator::sparse_symmetric_operator(const sparse_symmetric& s) : n_(s.n) {
+sparse_symmetric_operator::sparse_symmetric_operator(const sparse_symmetric& s, const executor& host)
+    : n_(s.n), host_(host.host()) {
   PMX_EXPECTS(static_cast<int64_t>(s.row_start.size()) == s.n + 1, "row_start has n + 1 offsets");
   // Row i of the full matrix: the strictly upper part (entries (j, i) of rows j > i, by
   // increasing j) after the stored lower part (columns ≤ i): columns stay sorted.
@@ -58,7 +59,7 @@ csr_view sparse_symmetric_operator::csr() const {
 void sparse_symmetric_operator::apply(int64_t t, const double* X, double* Y, int threads) const {
   PMX_EXPECTS(t >= 0, "t >= 0");
   if (n_ == 0 || t == 0) return;
-  sparse_multiply(sparse_operand(executor(backend::cpu, threads), csr()), t, X, Y);
+  sparse_multiply(sparse_operand(threads > 0 ? host_.with_threads(threads) : host_, csr()), t, X, Y);
 }
 
 void symmetric_multiply(const sparse_symmetric& s, int64_t t, const double* X, double* Y,

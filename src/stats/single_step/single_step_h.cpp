@@ -1,7 +1,6 @@
 // Dense relationship matrices of small pedigrees: A by the tabular method and the single-step H.
 #include "panoramix/single_step_h.hpp"
 
-#include <cblas.h>
 
 #include <algorithm>
 
@@ -85,9 +84,9 @@ std::vector<double> single_step_h(const executor& exec, int64_t n, const std::ve
   cholesky_solve(exec, k, A22.data(), k, n, X.data(), k);  // X = A₂₂⁻¹ A₂.
   // Y = (G − A₂₂) X (k × n), then H += Xᵀ Y (row-major n × n, symmetric).
   std::vector<double> Y(k * n);
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, n, k, 1.0, Gm.data(), k, X.data(), k,
+  dense_gemm(exec.host(), false, false, k, n, k, 1.0, Gm.data(), k, X.data(), k,
               0.0, Y.data(), k);
-  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, k, 1.0, X.data(), k, Y.data(), k, 1.0,
+  dense_gemm(exec.host(), true, false, n, n, k, 1.0, X.data(), k, Y.data(), k, 1.0,
               H.data(), n);
   // The genotyped block is G itself: set it exactly rather than through A₂₂ + (G − A₂₂).
   for (int64_t a = 0; a < k; ++a)

@@ -87,7 +87,7 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
   sol.setup_seconds.emplace_back("inbreeding", sw.seconds());
   sw = stopwatch();
   const sparse_symmetric ainv = a_inverse(ped, F);
-  const sparse_symmetric_operator ainv_cpu(ainv);
+  const sparse_symmetric_operator ainv_cpu(ainv, exec.host());
   ainv_product ainv_op(ainv_cpu);
   sol.setup_seconds.emplace_back("A^-1 (Henderson's rules)", sw.seconds());
   // ---- records
@@ -130,7 +130,7 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
   }
   for (const auto& s : term->setup_seconds) sol.setup_seconds.push_back(s);
   for (const auto& s : term->notes) sol.notes.push_back(s);
-  if (exec.kind() == backend::cuda) {  // after the genotype operand: its upload matters more
+  if (exec.on_device()) {  // after the genotype operand: its upload matters more
     sw = stopwatch();
     sol.notes.push_back(ainv_op.to_device(exec));
     sol.setup_seconds.emplace_back("A^-1 upload", sw.seconds());
@@ -155,7 +155,7 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
       for (int64_t i = 0; i < p; ++i) diag[i] = XRX[i * p + i];
       std::string why;
       try {
-        cholesky_solve(executor(backend::cpu, threads), p, XRX.data(), p, p, fixed_pre.data(), p);
+        cholesky_solve(exec.host().with_threads(threads), p, XRX.data(), p, p, fixed_pre.data(), p);
         // The cpu factorisation leaves L in the lower triangle: a pivot L_ii² that is a
         // rounding-level fraction of the diagonal means a column is (numerically) a combination
         // of earlier ones.

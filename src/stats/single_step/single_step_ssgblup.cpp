@@ -30,8 +30,8 @@ std::vector<double> spd_inverse(const executor& exec, std::vector<double> M, int
 class ssgblup_term final : public genetic_term {
  public:
   ssgblup_term(const executor& exec, const genomic_inputs& in)
-      : exec_(exec.kind() == backend::cuda ? exec : executor(backend::cpu, in.threads)),
-        host_(backend::cpu, in.threads), in_(in),
+      : exec_(exec.on_device() ? exec : exec.with_threads(in.threads)),
+        host_(exec.host().with_threads(in.threads)), in_(in),
         k_(static_cast<int64_t>(in.geno->animals.size())), t_(in.t) {
     const double w = in.geno->w;
     if (!(w >= 0 && w < 1)) throw input_error("ssgblup needs 0 <= w < 1 (w = " + std::to_string(w) + ")");

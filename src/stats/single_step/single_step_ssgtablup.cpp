@@ -26,7 +26,7 @@ namespace {
 class ssgtablup_term final : public genetic_term {
  public:
   ssgtablup_term(const executor& exec, const genomic_inputs& in)
-      : host_(backend::cpu, in.threads), in_(in), w_(in.geno->w), c_(in.two_sum_pq),
+      : host_(exec.host().with_threads(in.threads)), in_(in), w_(in.geno->w), c_(in.two_sum_pq),
         n_(in.ped->size()), kg_(static_cast<int64_t>(in.geno->animals.size())),
         ks_(in.geno->genotypes.n_variants), t_(in.t), centring_{in.p, {}} {
     auto operands = make_snp_model_operands("ssgtablup", exec, in, *this);
@@ -36,7 +36,7 @@ class ssgtablup_term final : public genetic_term {
     std::vector<double> C = build_c(in.threads);
     stopwatch sw;
     try {
-      if (exec.kind() == backend::cuda) {
+      if (exec.on_device()) {
         // C⁻¹ formed on the GPU and kept there as a resident operand: each product is a device
         // DGEMM with only the k × t blocks crossing the bus.
         Cinv_.assign(ks_ * ks_, 0.0);
@@ -56,7 +56,7 @@ class ssgtablup_term final : public genetic_term {
       throw numeric_error(std::string("ssgtablup: C = Z'A_gg^-1 Z/w + c/(1-w) I is not positive definite (") +
                           e.what() + ")");
     }
-    setup_seconds.emplace_back(std::string(exec.kind() == backend::cuda ? "C^-1" : "Cholesky factor of C") +
+    setup_seconds.emplace_back(std::string(exec.on_device() ? "C^-1" : "Cholesky factor of C") +
                                    " (dense, " + std::to_string(ks_) + " x " + std::to_string(ks_) + ")",
                                sw.seconds());
     Vg_.resize(kg_ * t_);
@@ -195,7 +195,7 @@ class ssgtablup_term final : public genetic_term {
     const int64_t kg = kg_, ks = ks_;
     std::vector<double> C(ks * ks);
     double genotype = 0, pedigree = 0;
-    const executor host(backend::cpu, threads);
+    const executor host = host_.with_threads(threads);
     if (kg * ks <= dense_elements) {
       stopwatch part;
       std::vector<double> Z(kg * ks), S(kg * ks);  // column-major kg × ks

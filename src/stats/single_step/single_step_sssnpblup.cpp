@@ -51,7 +51,7 @@ class sssnpblup_term final : public genetic_term {
       return s.seconds();
     };
     std::future<void> ainv_on_device;
-    if (op_->exec().kind() == backend::cuda && in_.ainv_op->on_device()) {
+    if (op_->exec().on_device() && in_.ainv_op->on_device()) {
       // Both products on the GPU, one after the other: P (which A_gg⁻¹ waits for), then A⁻¹V,
       // which runs while the CPU applies A_gg⁻¹.
       std::promise<double> p_ready;
@@ -67,7 +67,7 @@ class sssnpblup_term final : public genetic_term {
       });
       genotype_seconds += p_seconds.get();
       sw = stopwatch();
-    } else if (op_->exec().kind() == backend::cuda) {
+    } else if (op_->exec().on_device()) {
       // The GPU product runs while the CPU applies A⁻¹ on one thread fewer: the product's thread
       // mostly waits on the device, but when it wakes it should find a free core.
       auto product = std::async(std::launch::async, zv);

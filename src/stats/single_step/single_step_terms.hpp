@@ -95,8 +95,7 @@ class ainv_product {
   /// was done, or why the products stay on the CPU: the device budget, or PMX_AINV_GPU=0, which
   /// keeps them there for comparisons).
   std::string to_device(const executor& exec) {
-    if (const char* env = std::getenv("PMX_AINV_GPU"); env && std::string(env) == "0")
-      return "A^-1 products on the CPU (PMX_AINV_GPU=0)";
+    if (!exec.tuning().ainv_on_device) return "A^-1 products on the CPU (PMX_AINV_GPU=0)";
     try {
       device_ = std::make_unique<sparse_operand>(exec, op_.csr());
       return "A^-1 products on the GPU (" + std::to_string(op_.nonzeros()) + " nonzeros resident)";
@@ -163,12 +162,12 @@ inline int threads_for(double work, int threads) {
   return static_cast<int>(std::clamp(work / double(1 << 21), 1.0, static_cast<double>(std::max(threads, 1))));
 }
 
-/// The executor of the genotype products of an n × k matrix: cuda and reference as given, cpu
+/// The executor of the genotype products of an n × k matrix: a device one as given, a host one
 /// with threads_for(n·k) threads (a 500 × 7,250 product takes ~1 ms on one core; with two
 /// threads on loaded cores it took ~10 ms).
 inline executor genotype_executor(const executor& exec, int64_t n, int64_t k) {
-  if (exec.kind() != backend::cpu) return exec;
-  return executor(backend::cpu, threads_for(static_cast<double>(n) * static_cast<double>(k), exec.threads()));
+  if (exec.on_device()) return exec;
+  return exec.with_threads(threads_for(static_cast<double>(n) * static_cast<double>(k), exec.threads()));
 }
 
 

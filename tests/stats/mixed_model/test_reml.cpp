@@ -86,9 +86,9 @@ long double dense_reml_logl(const problem& pr, double h2) {
 TEST(Reml, ProfiledLikelihoodMatchesDenseComputationFromV) {
   const auto pr = make_problem(80, 11);
   const auto ev = make_eigen_evaluator(executor(backend::cpu, 2), pr.n, pr.G.data(), pr.q, pr.A.data());
-  const double ldxtx = logdet_xtx(pr.n, pr.q, pr.A.data());
+  const double ldxtx = logdet_xtx(executor(), pr.n, pr.q, pr.A.data());
   for (double h2 : {0.0, 0.1, 0.37, 0.8, 0.99}) {
-    const auto pt = reml_profile(ev->evaluate(h2, h2_detail::value), pr.n, pr.q, ldxtx);
+    const auto pt = reml_profile(ev->host(), ev->evaluate(h2, h2_detail::value), pr.n, pr.q, ldxtx);
     const double ref = static_cast<double>(dense_reml_logl(pr, h2));
     EXPECT_NEAR(pt.logl, ref, 1e-11 * std::fabs(ref)) << "h2 = " << h2;
   }
@@ -100,10 +100,10 @@ TEST(Reml, DerivativesMatchFiniteDifferences) {
     const executor exec(backend::cpu, 2);
     const auto ev = k == 0 ? make_eigen_evaluator(exec, pr.n, pr.G.data(), pr.q, pr.A.data())
                            : make_cholesky_evaluator(exec, pr.n, pr.G.data(), pr.q, pr.A.data());
-    const double ldxtx = logdet_xtx(pr.n, pr.q, pr.A.data());
-    auto f = [&](double t) { return reml_profile(ev->evaluate(t, h2_detail::value), pr.n, pr.q, ldxtx); };
+    const double ldxtx = logdet_xtx(executor(), pr.n, pr.q, pr.A.data());
+    auto f = [&](double t) { return reml_profile(ev->host(), ev->evaluate(t, h2_detail::value), pr.n, pr.q, ldxtx); };
     for (double h2 : {0.2, 0.5, 0.75}) {
-      const auto pt = reml_profile(ev->evaluate(h2, h2_detail::derivatives), pr.n, pr.q, ldxtx);
+      const auto pt = reml_profile(ev->host(), ev->evaluate(h2, h2_detail::derivatives), pr.n, pr.q, ldxtx);
       const double h = 1e-4;
       const double d1 = (f(h2 + h).logl - f(h2 - h).logl) / (2 * h);
       const double d2 = (f(h2 + h).logl - 2 * f(h2).logl + f(h2 - h).logl) / (h * h);
@@ -140,11 +140,11 @@ TEST(Reml, EigenAndCholeskyEvaluatorsAgree) {
   EXPECT_NEAR(r1.sigma2_e, r2.sigma2_e, 1e-8 * r2.sigma2_e);
   EXPECT_NEAR(r1.se_h2, r2.se_h2, 1e-6 * r2.se_h2);
   // The optimum: score zero, and no better point on a fine grid around it.
-  const double ldxtx = logdet_xtx(pr.n, pr.q, pr.A.data());
-  const auto pt = reml_profile(e1->evaluate(r1.h2, h2_detail::derivatives), pr.n, pr.q, ldxtx);
+  const double ldxtx = logdet_xtx(executor(), pr.n, pr.q, pr.A.data());
+  const auto pt = reml_profile(e1->host(), e1->evaluate(r1.h2, h2_detail::derivatives), pr.n, pr.q, ldxtx);
   EXPECT_LT(std::fabs(pt.dlogl), 1e-7 * std::fabs(pt.d2logl));
   for (double dh : {-1e-3, -1e-5, 1e-5, 1e-3})
-    EXPECT_LE(reml_profile(e1->evaluate(r1.h2 + dh, h2_detail::value), pr.n, pr.q, ldxtx).logl, r1.logl);
+    EXPECT_LE(reml_profile(e1->host(), e1->evaluate(r1.h2 + dh, h2_detail::value), pr.n, pr.q, ldxtx).logl, r1.logl);
 }
 
 TEST(Reml, AverageInformationIsHalfTheQuadraticForms) {
@@ -152,9 +152,9 @@ TEST(Reml, AverageInformationIsHalfTheQuadraticForms) {
   const auto pr = make_problem(60, 8);
   const executor exec(backend::cpu, 1);
   const auto ev = make_eigen_evaluator(exec, pr.n, pr.G.data(), pr.q, pr.A.data());
-  const double ldxtx = logdet_xtx(pr.n, pr.q, pr.A.data());
+  const double ldxtx = logdet_xtx(executor(), pr.n, pr.q, pr.A.data());
   const double h2 = 0.4;
-  const auto pt = reml_profile(ev->evaluate(h2, h2_detail::information), pr.n, pr.q, ldxtx);
+  const auto pt = reml_profile(ev->host(), ev->evaluate(h2, h2_detail::information), pr.n, pr.q, ldxtx);
   const int64_t n = pr.n, p = 2;
   // P_V y from V⁻¹: solve V [I] in long double.
   std::vector<long double> V(n * n), Vi(n * n, 0);
