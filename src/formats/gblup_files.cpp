@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/number_text.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/pca_files.hpp"
 
@@ -10,12 +11,7 @@ namespace pmx {
 namespace {
 
 // %.17g, or NA for a NaN (an SE that does not exist).
-std::string num(double v) {
-  if (std::isnan(v)) return "NA";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+std::string num(double v) { return detail::number_text(v, 17, "NA"); }
 
 }  // namespace
 

@@ -1,15 +1,12 @@
 #include "panoramix/single_step_files.hpp"
 
+#include "core/number_text.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx {
 namespace {
 
-std::string num(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
+std::string num(double v) { return detail::number_text(v, 10); }
 
 constexpr const char* history_header = "iteration\trelative_residual\tseconds\tgenotype_seconds\tpedigree_seconds\n";
 

@@ -1,6 +1,7 @@
 // sample_sums on the host: each block through the ops that compute its parts (C by
 // table_crossprod, S and N by crossprod_symmetric on the block transposed to sample-major rows, a
-// by table_rowsums), on the cpu backend.
+// by table_rowsums) on the executor given: the cpu one, or a cuda one whose blocks do not fit the
+// device sums (cuda.cu).
 #include <algorithm>
 
 #include "ops/sample_sums/kernels.hpp"

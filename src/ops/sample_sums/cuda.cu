@@ -189,14 +189,11 @@ void flush(device_sums* d, const executor& exec, int32_t* S, int32_t* N, int64_t
 }
 }  // namespace
 
+// The cpu backend's composition of the per-call ops, here with this (cuda) executor: each op then
+// runs its own cuda kernels.
 void sample_sums_add(const executor& exec, const variant_major_view& g, std::span<const code_table> c_tables,
                      std::span<const code_table> a_tables, const sample_sums_outputs& out) {
-  if (out.C) pmx::table_crossprod(exec, g, c_tables, out.C, out.ld);
-  if (out.S || out.N) {
-    const packed_rows t = transpose_to_sample_major(g, exec.threads());
-    pmx::crossprod_symmetric(exec, t.view(), {.S = out.S, .N = out.N, .ld = out.ld});
-  }
-  if (out.a) pmx::table_rowsums(exec, g, a_tables, std::span<double>(out.a, static_cast<size_t>(g.n_samples)));
+  cpu::sample_sums_add(exec, g, c_tables, a_tables, out);
 }
 
 device_sums* open_device_sums(const executor& exec, int64_t n, const sample_sums_outputs& out, executor& c_exec) {

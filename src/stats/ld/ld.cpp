@@ -411,7 +411,7 @@ void compute_ld_square(const executor& exec, const genotype_source& data, const 
   if (symmetric) {
     int64_t a = std::min<int64_t>({(budget - fixed) / per_block_row, m, 1024});
     if (opt.block_rows > 0) a = std::min(opt.block_rows, m);
-    const int threads = exec.kind() == backend::reference ? 1 : exec.threads();
+    const int threads = exec.threads();
     const prepared_rows all = prepare(exec, src.load(0, m).view());
     const int64_t n_blocks = (m + a - 1) / a;
     std::vector<std::vector<double>> pending(

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "core/number_text.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/grm_files.hpp"
 #include "panoramix/phenotypes.hpp"
@@ -14,12 +15,7 @@ namespace pmx {
 namespace {
 
 // %.17g, or NA for a NaN (an SE that does not exist).
-std::string num(double v) {
-  if (std::isnan(v)) return "NA";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+std::string num(double v) { return detail::number_text(v, 17, "NA"); }
 
 std::string method_name(grm_method m) { return m == grm_method::vanraden ? "vanraden" : "standardized"; }
 
@@ -188,7 +184,7 @@ gblup_analysis run_gblup_analysis(const gblup_analysis_options& opt, const analy
   // (and for a given h², two factorisations) one Cholesky per evaluation is cheaper (measured with
   // bench_dense_linalg: cuSOLVER eigen 8.8 s vs Cholesky 0.6 s at n = 20,000; 68 s vs 3.5 s at 50,000).
   const int64_t nf = static_cast<int64_t>(d.fitted.size());
-  const int64_t eigen_max = exec.kind() == backend::cuda ? 25000 : 5000;
+  const int64_t eigen_max = exec.on_device() ? 25000 : 5000;
   const bool use_eigen = opt.evaluator == gblup_evaluator_choice::eigen ||
                          (opt.evaluator == gblup_evaluator_choice::automatic && !go.h2 && nf <= eigen_max);
   go.evaluator = use_eigen ? h2_evaluator_kind::eigen : h2_evaluator_kind::cholesky;
@@ -207,7 +203,7 @@ gblup_analysis run_gblup_analysis(const gblup_analysis_options& opt, const analy
   // for its own decomposition) nor when only a subset is fitted and no PCs are asked for.
   const bool all_fitted = nf == n;
   if (opt.pc.pcs > 0 || (!use_eigen && all_fitted)) {
-    log.begin(exec.kind() == backend::cuda ? "G to the device" : "G as an operand");
+    log.begin(exec.on_device() ? "G to the device" : "G as an operand");
     d.resident = std::make_shared<const shifted_operand>(exec, n, rel.G.data(), n);
     log.end();
   }

@@ -5,17 +5,14 @@
 #include <unordered_map>
 
 #include "panoramix/breeding_records.hpp"
+#include "core/number_text.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/frequency_file.hpp"
 
 namespace pmx {
 namespace {
 
-std::string num(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
+std::string num(double v) { return detail::number_text(v, 10); }
 
 // Genotyped animals not in the pedigree: an error, or (allow_unpedigreed) added as founders.
 void match_genotyped_to_pedigree(const single_step_analysis_options& opt, const genotype_source& data,
@@ -76,7 +73,7 @@ void log_solution(const single_step_analysis_options& opt, const executor& exec,
     log.message("Per iteration (" + std::to_string(it) + "): genotype products " + num(g / it * 1e3) +
                 " ms, pedigree (A^-1, A_gg^-1) " + num(p / it * 1e3) + " ms, rest " +
                 num((wall - g - p) / it * 1e3) + " ms; total " + num(wall / it * 1e3) + " ms" +
-                (exec.kind() == backend::cuda && opt.model == single_step_model::sssnpblup
+                (exec.on_device() && opt.model == single_step_model::sssnpblup
                      ? " (the GPU's products run while the CPU applies A^-1 or A_gg^-1: the parts may overlap)"
                      : ""));
   }
