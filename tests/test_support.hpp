@@ -20,6 +20,26 @@
 
 namespace pmx::test {
 
+/// The shared reference executor of op tests.
+inline const executor& reference_executor() {
+  static const executor r = executor::reference();
+  return r;
+}
+
+/// Which executor checks a backend on a case of `work` units: the reference up to
+/// `reference_limit`, `fallback` beyond (a backend itself checked against the reference up to that
+/// size) or, without one, none (the case is left out); cases whose check costs more than
+/// `cost_limit` are left out too (the cpu tests keep their time so).
+struct backend_oracle {
+  int64_t reference_limit = INT64_MAX;
+  const executor* fallback = nullptr;
+  int64_t cost_limit = INT64_MAX;
+  const executor* pick(int64_t work, int64_t cost) const {
+    if (cost > cost_limit) return nullptr;
+    return work <= reference_limit ? &reference_executor() : fallback;
+  }
+};
+
 /// A cpu executor whose kernel families run their `isa` build ("" = the best supported).
 inline executor cpu_with_isa(const std::string& isa, int threads) {
   tuning t;

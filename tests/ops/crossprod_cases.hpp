@@ -120,10 +120,7 @@ inline packed_rows variant_rows(int64_t rows, int64_t cols, double missing, uint
   return word_aligned_variant_rows(g.view(), 2);
 }
 
-inline const executor& reference() {
-  static const executor r = executor::reference();
-  return r;
-}
+inline const executor& reference() { return test::reference_executor(); }
 
 /// What checking a case costs, in units of the reference's work per pair of rows and column
 /// (about 2 ns): that work, plus about 16 per output element (the planes and their comparison)
@@ -132,19 +129,7 @@ constexpr int64_t check_cost(int64_t work, int64_t output_elements, int64_t inpu
   return work + 16 * output_elements + 16 * input_calls;
 }
 
-/// The oracle of a product of `work` = rows(A) × rows(B) × columns: the reference backend up to
-/// `reference_limit`, `fallback` beyond (a backend checked against the reference up to that
-/// size), or, without a fallback, none: the case is left out. Cases whose check costs more than
-/// `cost_limit` are left out too (the cpu backend's test keeps its time so).
-struct oracle {
-  int64_t reference_limit = std::numeric_limits<int64_t>::max();
-  const executor* fallback = nullptr;
-  int64_t cost_limit = std::numeric_limits<int64_t>::max();
-  const executor* pick(int64_t work, int64_t cost) const {
-    if (cost > cost_limit) return nullptr;
-    return work <= reference_limit ? &reference() : fallback;
-  }
-};
+using oracle = test::backend_oracle;
 
 inline std::string tag(const executor& e, const std::string& what) {
   return std::string(backend_name(e.kind())) + ": " + what;

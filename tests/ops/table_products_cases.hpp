@@ -108,24 +108,9 @@ inline void expect_crossprod_close(const std::vector<double>& want, const std::v
     }
 }
 
-inline const executor& reference() {
-  static const executor r = executor::reference();
-  return r;
-}
+inline const executor& reference() { return test::reference_executor(); }
 
-/// The oracle of table_crossprod of `work` multiply-adds: the reference backend up to
-/// `reference_limit`, `fallback` beyond (a backend checked against the reference up to that size),
-/// or, without a fallback, none: the case is left out. Cases whose check costs more than
-/// `cost_limit` are left out too (the cpu backend's test keeps its time so).
-struct oracle {
-  int64_t reference_limit = std::numeric_limits<int64_t>::max();
-  const executor* fallback = nullptr;
-  int64_t cost_limit = std::numeric_limits<int64_t>::max();
-  const executor* pick(int64_t work, int64_t cost) const {
-    if (cost > cost_limit) return nullptr;
-    return work <= reference_limit ? &reference() : fallback;
-  }
-};
+using oracle = test::backend_oracle;
 
 /// The three products of case `c` on `e` against `oracle_exec` (table_crossprod) and the reference
 /// (table_rowsums, missing_crossprod). Fails fatally at the first difference.
