@@ -32,6 +32,9 @@ struct grm_options {
   /// Given A1 frequencies, one per kept variant in [0, 1], used as they are (no 0.5 rule) instead of
   /// the counted ones: e.g. base-population frequencies. Empty = counted as PLINK does.
   std::vector<double> frequencies;
+  /// VanRaden only: Z Zᵀ itself, without the 2 Σ p(1-p) divisor (the Gram matrix of the centred,
+  /// mean-imputed dosages, whose squared distances kernels need).
+  bool unscaled = false;
   int64_t block_variants = 8192;
 };
 

@@ -43,5 +43,6 @@ void add_pca_command(CLI::App& app, int argc, char** argv, int& status);
 void add_gblup_command(CLI::App& app, int argc, char** argv, int& status);
 void add_pedigree_command(CLI::App& app, int argc, char** argv, int& status);
 void add_ssblup_command(CLI::App& app, int argc, char** argv, int& status);
+void add_krr_command(CLI::App& app, int argc, char** argv, int& status);
 
 }  // namespace pmx::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   pmx::cli::add_gblup_command(app, argc, argv, status);
   pmx::cli::add_pedigree_command(app, argc, argv, status);
   pmx::cli::add_ssblup_command(app, argc, argv, status);
+  pmx::cli::add_krr_command(app, argc, argv, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

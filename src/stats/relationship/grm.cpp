@@ -39,6 +39,7 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
   for (double p : opt.frequencies) PMX_EXPECTS(p >= 0 && p <= 1, "given frequencies in [0, 1]");
   if (4 * m >= (int64_t{1} << 31)) throw unsupported_error("more than 500 M variants: int32 sums overflow");
   const bool vanraden = opt.method == grm_method::vanraden;
+  PMX_EXPECTS(!opt.unscaled || vanraden, "an unscaled GRM is VanRaden's Z Zᵀ");
   const int threads = exec.threads();
   frequency_options fo;
   fo.nonfounders = opt.nonfounders;
@@ -135,7 +136,7 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
         for (int64_t j = 0; j <= i; ++j) {
           double v = double(S[i * n + j]) - a[i] - a[j] + qq;
           if (!W.empty()) v += W[j * n + i] + W[i * n + j] - R[i * n + j];
-          G[i * n + j] = v / denom_vr;
+          G[i * n + j] = opt.unscaled ? v : v / denom_vr;
         }
     }
     mirror_lower(G, n, threads);

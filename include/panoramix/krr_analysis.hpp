@@ -1,0 +1,58 @@
+// The KRR analysis as `panoramix krr` runs it, from files to results (the KRR paper's Algorithm 1):
+//  - training genotypes from the context (--bfile with --keep/--extract, X/Y/MT dropped); with
+//    `predict`, the TEST fileset's variants must be the training ones (TEST may have more: only
+//    the training IDs are read; a training variant TEST lacks, or other alleles, is an error);
+//  - A1 frequencies counted over every training sample (founders or not): they impute the missing
+//    calls of both sets;
+//  - phenotypes (one column each, matched by FID/IID) centred on their training means; the
+//    training samples are those with every phenotype (and covariate) present;
+//  - covariates standardised with the training samples' means and SDs (Gaussian kernel only);
+//  - Build: one Gram matrix over training (+ test) samples (kernel_matrix.hpp), the kernels cut
+//    from it; Associate: solve_kernel_ridge; Predict: K_test,train W plus the training means;
+//    where TEST samples have phenotypes in --pheno: MSPE and Pearson r per phenotype.
+// Writing the results is formats' job (krr_files.hpp).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "panoramix/analysis_context.hpp"
+#include "panoramix/kernel_matrix.hpp"
+#include "panoramix/kernel_ridge.hpp"
+#include "panoramix/plink_files.hpp"
+
+namespace pmx {
+
+struct krr_analysis_options {
+  std::string bfile;  ///< training fileset (for messages; the context opens it)
+  std::string extract;
+  chromosome_set chromosomes = chromosome_set::human();
+  std::string pheno;                     ///< phenotype file (FID IID values..., header optional)
+  std::vector<std::string> pheno_names;  ///< columns by name or 1-based number
+  bool all_pheno = false;                ///< every column of the file
+  std::string covar;                     ///< covariate file (Gaussian kernel only)
+  std::vector<std::string> covar_names;  ///< its columns; empty: all
+  kernel_type kernel = kernel_type::gaussian;
+  double gamma = 0;  ///< Gaussian bandwidth (> 0)
+  double alpha = 0;  ///< ridge (>= 0)
+  std::string predict;  ///< TEST fileset prefix; empty: no prediction
+  kernel_ridge_options solve;
+};
+
+struct krr_analysis {
+  std::vector<std::string> traits;      ///< phenotype names
+  std::vector<double> trait_means;      ///< training means (added back to the predictions)
+  std::vector<std::string> train_fid, train_iid;  ///< the fitted training samples, in file order
+  kernel_ridge_solution solution;       ///< W: rows = train samples above
+  std::vector<std::string> test_fid, test_iid;
+  matrix_buffer<double> predictions;    ///< test samples × traits, column-major
+  std::vector<prediction_accuracy> accuracy;  ///< per trait, over TEST samples with a phenotype
+  int64_t n_variants = 0;
+};
+
+/// Throws input_error for options out of range or excluding each other (no file needed).
+void check_krr_options(const krr_analysis_options& opt);
+
+krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_context& ctx);
+
+}  // namespace pmx

@@ -1,0 +1,82 @@
+// Op: tile Cholesky factorisation with a precision per tile (the KRR paper's tile-centric adaptive
+// precision; Cao et al. / Abdulah et al.), for solves that iterative refinement in FP64 finishes.
+//
+// The n × n symmetric positive definite A is cut into NT × NT tiles of `tile` rows (the last one
+// smaller). Diagonal tiles are factorised and the panels solved in FP32 (on Hopper FP32 potrf is
+// no faster than FP64; the speed is in the trailing updates). Each off-diagonal tile (i, j) has a
+// precision P(i, j) ∈ {FP32, FP16, BF16, FP8 E4M3}:
+//   - its entries of A are rounded to P(i, j) once, at the start;
+//   - every trailing update A_ij −= L_ik L_jkᵀ runs with L_ik and L_jk rounded to P(i, j) and the
+//     products accumulated in FP32 (what a tensor-core GEMM with FP32 accumulation does);
+//   - the tile itself is kept in FP32 between updates.
+// Low-precision operands are scaled per tile by a power of two (max |entry| near the format's top)
+// before rounding, so no tile underflows; a power of two keeps the unscaling exact. FP8 saturates
+// at ±448 (as cuBLASLt's E4M3 with scaling does).
+//
+// Backends: reference (plain loops), cpu (BLAS sgemm/strsm/ssyrk, LAPACK spotrf; the rounding is
+// emulated, so the cpu gives the numbers of the mixed-precision algorithm, not its speed), cuda
+// (not yet written: runs the cpu kernel on the host; issue #20).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "panoramix/executor.hpp"
+
+namespace pmx {
+
+/// Storage/arithmetic precisions of a tile, from the most to the least precise.
+enum class tile_precision : uint8_t { fp32, fp16, bf16, fp8 };
+
+/// Unit roundoff u of a precision: 2^-24, 2^-11, 2^-8, 2^-4 (E4M3 has 3 mantissa bits).
+double unit_roundoff(tile_precision p);
+/// "fp32", "fp16", "bf16", "fp8".
+const char* precision_name(tile_precision p);
+/// x rounded to nearest (ties to even) in precision p; fp8 saturates at ±448, fp16 overflows to ±inf.
+float round_to_precision(float x, tile_precision p);
+
+/// The precisions of the lower tiles of an n × n matrix cut in tiles of `tile` rows.
+struct tile_precision_map {
+  int64_t n = 0, tile = 0, tiles = 0;
+  std::vector<tile_precision> p;  ///< tiles × tiles, row-major; only i >= j is meaningful
+
+  tile_precision at(int64_t i, int64_t j) const { return p[static_cast<size_t>(i * tiles + j)]; }
+  /// Count of the lower off-diagonal tiles at precision q.
+  int64_t count(tile_precision q) const;
+  /// A map with every tile at FP32.
+  static tile_precision_map uniform(int64_t n, int64_t tile);
+};
+
+/// The paper's rule: diagonal tiles FP32; off-diagonal tile (i, j) at the least precise of
+/// FP8/BF16/FP16/FP32 (no lower than `lowest`) with ‖A_ij‖_F · NT / ‖A‖_F < epsilon / u, else FP32.
+/// A is column-major (leading dimension lda); a symmetric row-major matrix is the same array; only
+/// the lower tiles are read.
+tile_precision_map choose_tile_precisions(const double* A, int64_t lda, int64_t n, int64_t tile,
+                                          double epsilon, tile_precision lowest = tile_precision::fp8);
+
+/// The factor L (A ≈ L Lᵀ) at the precisions of a map, and solves with it.
+class tile_cholesky {
+ public:
+  /// Factorises A (n × n, column-major, leading dimension lda, host memory; only the lower
+  /// triangle is read; A is not changed). Throws numeric_error naming the tile and row where a
+  /// pivot is not positive (A, as rounded, is not positive definite).
+  tile_cholesky(const executor& exec, int64_t n, const double* A, int64_t lda, const tile_precision_map& map);
+  ~tile_cholesky();
+  tile_cholesky(const tile_cholesky&) = delete;
+  tile_cholesky& operator=(const tile_cholesky&) = delete;
+
+  /// B ← (L Lᵀ)⁻¹ B for B n × m, column-major (ldb), host memory: triangular solves in FP32
+  /// (B rounded to FP32 on the way in).
+  void solve(double* B, int64_t ldb, int64_t m) const;
+
+  int64_t n() const;
+  const tile_precision_map& map() const;
+
+  struct state;  ///< backend state (defined by the implementation)
+
+ private:
+  std::unique_ptr<state> s_;
+};
+
+}  // namespace pmx

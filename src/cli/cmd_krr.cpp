@@ -1,0 +1,97 @@
+// panoramix krr: kernel ridge regression GWAS (Build, Associate, Predict of the KRR paper).
+#include "cli/common.hpp"
+#include "panoramix/krr_analysis.hpp"
+#include "panoramix/krr_files.hpp"
+#include "panoramix/output_file.hpp"
+
+namespace pmx::cli {
+namespace {
+
+struct krr_cli {
+  krr_analysis_options a;
+  std::string kernel = "gaussian", precision = "fp64", lowest = "fp8";
+};
+
+tile_precision parse_lowest(const std::string& s) {
+  return s == "fp32" ? tile_precision::fp32 : s == "fp16" ? tile_precision::fp16 : s == "bf16" ? tile_precision::bf16
+                                                                                                 : tile_precision::fp8;
+}
+
+void run_krr(const common_options& o, const krr_cli& c, run_log& log) {
+  krr_analysis_options a = c.a;
+  a.bfile = o.bfile, a.extract = o.extract;
+  a.chromosomes = chromosomes(o);
+  a.kernel = c.kernel == "ibs" ? kernel_type::ibs : kernel_type::gaussian;
+  a.solve.precision = c.precision == "fp32"       ? solve_precision::fp32
+                      : c.precision == "adaptive" ? solve_precision::adaptive
+                                                  : solve_precision::fp64;
+  a.solve.lowest = parse_lowest(c.lowest);
+  check_krr_options(a);  // before reading anything
+  forwarding_analysis_log<run_log> to_log(log);
+  analysis_context ctx{.log = &to_log,
+                       .make_executor = [&] { return make_executor(o, log); },
+                       .open_genotypes = [&]() -> std::unique_ptr<genotype_source> {
+                         auto data = open_input(o, log);
+                         drop_non_autosomal(*data, a.chromosomes, log);
+                         return data;
+                       }};
+  const krr_analysis r = run_krr_analysis(a, ctx);
+  log.begin("write");
+  output_group out;
+  const std::string names = write_krr(out, o.out, r);
+  out.commit_all();
+  log.end();
+  log.message("Written: " + names);
+}
+
+}  // namespace
+
+void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
+  auto opt = std::make_shared<common_options>();
+  auto c = std::make_shared<krr_cli>();
+  auto* cmd = app.add_subcommand("krr", "kernel ridge regression: weights for many phenotypes, predictions");
+  cmd->footer(
+      "Model: (K + alpha I) W = Y, Y = phenotypes centred on their training means (one column each);\n"
+      "  predictions for TEST = K_test,train W + the training means.\n"
+      "Kernels (missing calls imputed at 2p, p = A1 frequency over every --bfile sample):\n"
+      "  gaussian  K_ij = exp(-gamma (||g_i - g_j||^2 + ||c_i - c_j||^2)), c = --covar columns\n"
+      "            standardised on the fitted samples (scikit-learn's KernelRidge(kernel='rbf'))\n"
+      "  ibs       K_ij = sum over variants of (2 - |g_i - g_j|) / (2 N_S) (no covariates)\n"
+      "Fitted samples: those with every phenotype (and covariate); X/Y/MT variants are dropped.\n"
+      "--predict TEST: a PLINK fileset with the training variants (same IDs, order and alleles; other\n"
+      "  variants of TEST are ignored). TEST samples found in --pheno give PREFIX.eval.\n"
+      "Precision of the solve:\n"
+      "  fp64      LAPACK / cuSOLVER Cholesky\n"
+      "  fp32      tile Cholesky in FP32, then FP64 refinement to --accuracy (backward error)\n"
+      "  adaptive  off-diagonal tile (i,j) at the least precise of FP8 (E4M3) / BF16 / FP16 / FP32\n"
+      "            with ||A_ij||_F NT / ||A||_F < --tile-accuracy / u, then FP64 refinement; a solve\n"
+      "            that cannot reach --accuracy is redone in fp64, with a warning in the log.\n"
+      "  On the CPU the low precisions are emulated (same numbers, no speed-up).\n"
+      "Outputs: PREFIX.weights (FID IID W per phenotype), PREFIX.pred, PREFIX.eval (trait n mspe\n"
+      "  pearson_r), PREFIX.precision (tile map of fp32/adaptive), PREFIX.log.\n"
+      "Example: panoramix krr --bfile train --pheno y.txt --all-pheno --gamma 1e-4 --alpha 1\n"
+      "           --predict test --out y");
+  add_common_options(cmd, *opt, true);
+  cmd->add_option("--pheno", c->a.pheno, "phenotype FILE (FID IID values..., header optional)")->required();
+  cmd->add_option("--pheno-name", c->a.pheno_names, "phenotype columns by name or number (A,B,...)")->delimiter(',');
+  cmd->add_flag("--all-pheno", c->a.all_pheno, "every column of --pheno");
+  cmd->add_option("--covar", c->a.covar, "covariate FILE (Gaussian kernel: added to the distances)");
+  cmd->add_option("--covar-name", c->a.covar_names, "covariate columns by name or number (default all)")
+      ->delimiter(',');
+  cmd->add_option("--kernel", c->kernel, "gaussian|ibs (default gaussian)")->check(CLI::IsMember({"gaussian", "ibs"}));
+  cmd->add_option("--gamma", c->a.gamma, "Gaussian kernel bandwidth (> 0)");
+  cmd->add_option("--alpha", c->a.alpha, "ridge added to the diagonal (>= 0)")->required();
+  cmd->add_option("--predict", c->a.predict, "TEST fileset PREFIX to predict");
+  cmd->add_option("--precision", c->precision, "fp64|fp32|adaptive (default fp64)")
+      ->check(CLI::IsMember({"fp64", "fp32", "adaptive"}));
+  cmd->add_option("--accuracy", c->a.solve.accuracy, "backward error refinement must reach (default 1e-8)");
+  cmd->add_option("--tile-accuracy", c->a.solve.tile_accuracy, "epsilon of the adaptive tile rule (default 1e-4)");
+  cmd->add_option("--lowest-precision", c->lowest, "least precise tile format adaptive may use: fp8|bf16|fp16|fp32")
+      ->check(CLI::IsMember({"fp8", "bf16", "fp16", "fp32"}));
+  cmd->add_option("--tile", c->a.solve.tile, "tile rows of fp32/adaptive (default 2048)");
+  cmd->callback([=, &status] {
+    status = run_command(opt->out, argc, argv, [&](run_log& log) { run_krr(*opt, *c, log); });
+  });
+}
+
+}  // namespace pmx::cli
