@@ -1,0 +1,265 @@
+// `panoramix krr` end to end: fp64 weights and predictions equal scikit-learn's KernelRidge on the
+// same inputs (simulated data with missing calls, covariates, IDs in other orders, NA and -9; and
+// the mice of ../shared/data), fp32/adaptive solves agree with fp64 within their documented
+// bound, and bad input is refused by name with nothing written.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "test_support.hpp"
+
+namespace pmx {
+using namespace test;
+namespace {
+
+const std::string oracle = std::filesystem::path(__FILE__).parent_path() / "krr_sklearn_oracle.py";
+
+// Debian's interpreter (python3-sklearn, python3-numpy), not another python3 first on PATH.
+const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+
+// A shell line whose own redirections stand (run() sends the line's output to /dev/null).
+int shell(const std::string& line) { return run("{ " + line + "; }"); }
+
+bool have_sklearn() { return run(python + " -c 'import sklearn, numpy'") == 0; }
+
+// Simulated training and TEST filesets (split with PLINK keeping the allele order), a phenotype
+// file with two traits in shuffled order (NA, -9, a sample not genotyped) and a covariate file in
+// another order with one missing value.
+struct simulated {
+  std::string dir, train, test, pheno, covar;
+};
+
+const simulated& simulated_data() {
+  static simulated s = [] {
+    simulated d;
+    d.dir = work().path("sim");
+    std::filesystem::create_directories(d.dir);
+    const std::string all = d.dir + "/all";
+    EXPECT_EQ(panoramix("simulate --samples 360 --variants 1500 --missing 0.03 --seed 4 --out " + all), 0);
+    std::ifstream fam(all + ".fam");
+    std::vector<std::pair<std::string, std::string>> ids;
+    for (std::string f, i, rest; fam >> f >> i && std::getline(fam, rest);) ids.emplace_back(f, i);
+    std::mt19937_64 rng(9);
+    std::normal_distribution<double> z;
+    std::ofstream tk(d.dir + "/train.keep"), sk(d.dir + "/test.keep");
+    for (size_t k = 0; k < ids.size(); ++k) (k % 4 ? tk : sk) << ids[k].first << " " << ids[k].second << "\n";
+    tk.close(), sk.close();
+    std::vector<size_t> order(ids.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::shuffle(order.begin(), order.end(), rng);
+    d.pheno = d.dir + "/y.txt";
+    std::ofstream ph(d.pheno);
+    ph << "FID IID height yield\n";
+    for (size_t k : order) {
+      const double a = z(rng), b = 10 + 2 * z(rng);
+      ph << ids[k].first << " " << ids[k].second << " " << (k % 29 == 3 ? std::string("NA") : std::to_string(a)) << " "
+         << (k % 31 == 5 ? std::string("-9") : std::to_string(b)) << "\n";
+    }
+    ph << "ghost ghost 1 2\n";
+    ph.close();
+    std::shuffle(order.begin(), order.end(), rng);
+    d.covar = d.dir + "/c.txt";
+    std::ofstream cv(d.covar);
+    cv << "FID IID age dose\n";
+    for (size_t k : order)
+      cv << ids[k].first << " " << ids[k].second << " " << 30 + 10 * z(rng) << " "
+         << (k == order[7] ? std::string("NA") : std::to_string(z(rng))) << "\n";
+    cv.close();
+    d.train = d.dir + "/train", d.test = d.dir + "/test";
+    EXPECT_EQ(run("plink1.9 --bfile " + all + " --keep-allele-order --keep " + d.dir + "/train.keep --make-bed --out " + d.train), 0);
+    EXPECT_EQ(run("plink1.9 --bfile " + all + " --keep-allele-order --keep " + d.dir + "/test.keep --make-bed --out " + d.test), 0);
+    return d;
+  }();
+  return s;
+}
+
+struct oracle_result {
+  double weights = NAN, pred = NAN;
+};
+
+oracle_result compare_with_sklearn(const std::string& train, const std::string& test, const std::string& pheno,
+                                   const std::string& covar, const std::string& kernel, const std::string& gamma,
+                                   const std::string& alpha, const std::string& out, const std::string& traits) {
+  const std::string log = out + ".oracle";
+  EXPECT_EQ(run(python + " " + shq(oracle) + " " + train + " " + test + " " + pheno + " " + covar + " " + kernel + " " +
+                    gamma + " " + alpha + " " + out + " " + traits,
+                log),
+            0)
+      << read_text(log);
+  oracle_result r;
+  std::istringstream in(read_text(log));
+  std::string k1, k2;
+  in >> k1 >> r.weights >> k2 >> r.pred;
+  return r;
+}
+
+#define PMX_REQUIRE_PEERS()                                                                 \
+  if (!have_sklearn()) GTEST_SKIP() << "python3-sklearn/numpy absent: no scikit-learn oracle"; \
+  if (!have_program("plink1.9")) GTEST_SKIP() << "plink1.9 absent: no TEST split"
+
+TEST(KrrCommand, GaussianWithCovariatesEqualsScikitLearn) {
+  PMX_REQUIRE_PEERS();
+  const simulated& d = simulated_data();
+  const std::string out = d.dir + "/g";
+  ASSERT_EQ(panoramix("krr --bfile " + d.train + " --pheno " + d.pheno + " --pheno-name height,yield --covar " +
+                      d.covar + " --gamma 2e-4 --alpha 0.7 --predict " + d.test + " --threads 2 --out " + out),
+            0)
+      << read_text(out + ".log");
+  const oracle_result r = compare_with_sklearn(d.train, d.test, d.pheno, d.covar, "gaussian", "2e-4", "0.7", out, "height yield");
+  EXPECT_LE(r.weights, 1e-9);
+  EXPECT_LE(r.pred, 1e-9);
+  EXPECT_TRUE(std::filesystem::exists(out + ".eval"));
+}
+
+TEST(KrrCommand, IbsEqualsDirectCountWithScikitLearn) {
+  PMX_REQUIRE_PEERS();
+  const simulated& d = simulated_data();
+  const std::string out = d.dir + "/ibs";
+  ASSERT_EQ(panoramix("krr --bfile " + d.train + " --pheno " + d.pheno + " --all-pheno --kernel ibs --alpha 0.05 --predict " +
+                      d.test + " --out " + out),
+            0)
+      << read_text(out + ".log");
+  const oracle_result r = compare_with_sklearn(d.train, d.test, d.pheno, "-", "ibs", "0", "0.05", out, "height yield");
+  EXPECT_LE(r.weights, 1e-9);
+  EXPECT_LE(r.pred, 1e-9);
+}
+
+TEST(KrrCommand, MiceEqualScikitLearn) {
+  PMX_REQUIRE_PEERS();
+  PMX_REQUIRE_DATA(bed, "bglr_mice/mice.bed");
+  PMX_REQUIRE_DATA(csv, "bglr_mice/mice_pheno.csv");
+  const std::string dir = work().path("mice"), mice = bed.substr(0, bed.size() - 4);
+  std::filesystem::create_directories(dir);
+  // PLINK phenotype file of two traits from the CSV; every fifth sample is TEST.
+  ASSERT_EQ(shell(python + " -c \"import csv; r=list(csv.reader(open('" + csv + "'))); h=r[0]; "
+                "a,b=h.index('Obesity.BMI'),h.index('Obesity.BodyLength'); "
+                "f=open('" + dir + "/y.txt','w'); f.write('FID IID bmi length\\n'); "
+                "[f.write('%s %s %s %s\\n'%(x[0],x[0],x[a],x[b])) for x in r[1:]]\""),
+            0);
+  ASSERT_EQ(shell("awk 'NR%5==0{print $1, $2}' " + mice + ".fam > " + dir + "/test.keep && awk 'NR%5{print $1, $2}' " +
+                mice + ".fam > " + dir + "/train.keep"),
+            0);
+  for (const char* part : {"train", "test"})
+    ASSERT_EQ(run("plink1.9 --bfile " + mice + " --keep-allele-order --keep " + dir + "/" + part + ".keep --make-bed --out " +
+                  dir + "/" + part),
+              0);
+  const std::string out = dir + "/k";
+  ASSERT_EQ(panoramix("krr --bfile " + dir + "/train --pheno " + dir + "/y.txt --all-pheno --gamma 5e-5 --alpha 0.5 --predict " +
+                      dir + "/test --threads 2 --out " + out),
+            0)
+      << read_text(out + ".log");
+  const oracle_result r =
+      compare_with_sklearn(dir + "/train", dir + "/test", dir + "/y.txt", "-", "gaussian", "5e-5", "0.5", out, "bmi length");
+  EXPECT_LE(r.weights, 1e-9);
+  EXPECT_LE(r.pred, 1e-9);
+}
+
+std::vector<std::vector<double>> read_columns(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::vector<double>> rows;
+  while (std::getline(in, line)) {
+    std::istringstream s(line);
+    std::string f, i;
+    s >> f >> i;
+    rows.emplace_back();
+    for (double v; s >> v;) rows.back().push_back(v);
+  }
+  return rows;
+}
+
+// fp32 and adaptive (emulated on the cpu) against fp64 on the same split: the backward error
+// reached is at most --accuracy, so ‖W − W64‖/‖W64‖ ≤ κ(A) · 2·accuracy with κ(A) ≤ ‖A‖∞/α.
+TEST(KrrCommand, LowPrecisionSolvesAgreeWithFp64) {
+  PMX_REQUIRE_PEERS();
+  const simulated& d = simulated_data();
+  const std::string common = "krr --bfile " + d.train + " --pheno " + d.pheno +
+                             " --all-pheno --gamma 1e-3 --alpha 1 --tile 32 --accuracy 1e-9 --predict " + d.test;
+  ASSERT_EQ(panoramix(common + " --out " + d.dir + "/p64"), 0);
+  const auto w64 = read_columns(d.dir + "/p64.weights");
+  const auto e64 = read_columns(d.dir + "/p64.eval");
+  for (const std::string prec : {"fp32", "adaptive"}) {
+    const std::string out = d.dir + "/p" + prec;
+    ASSERT_EQ(panoramix(common + " --precision " + prec + " --tile-accuracy 1e-2 --out " + out), 0) << read_text(out + ".log");
+    const std::string log = read_text(out + ".log");
+    EXPECT_EQ(log.find("fell back"), std::string::npos) << log;
+    if (prec == "adaptive") {
+      EXPECT_NE(read_text(out + ".precision").find("bf16"), std::string::npos);
+    }
+    const auto w = read_columns(out + ".weights");
+    double num = 0, den = 0;
+    for (size_t i = 0; i < w.size(); ++i)
+      for (size_t c = 0; c < w[i].size(); ++c) num += std::pow(w[i][c] - w64[i][c], 2), den += std::pow(w64[i][c], 2);
+    // K entries are at most 1, so ‖A‖∞ ≤ n + α.
+    const double kappa = (double(w.size()) + 1) / 1.0;
+    EXPECT_LE(std::sqrt(num / den), kappa * 2e-9) << prec;
+    const auto e = read_columns(out + ".eval");
+    for (size_t c = 0; c < e.size(); ++c) {
+      EXPECT_LE(std::fabs(e[c][2] - e64[c][2]), 0.002) << prec;  // Pearson r
+      EXPECT_LE(e[c][1] / e64[c][1], 1.005) << prec;              // MSPE ratio
+    }
+  }
+}
+
+// Each bad input: non-zero exit, the reason named, no result file.
+TEST(KrrCommand, BadInputIsRefusedByName) {
+  if (!have_program("plink1.9")) GTEST_SKIP() << "plink1.9 absent: no TEST split";
+  const simulated& d = simulated_data();
+  const std::string dir = d.dir;
+  std::ofstream(dir + "/flat.txt") << "FID IID flat\n";
+  {
+    std::ifstream fam(d.train + ".fam");
+    std::ofstream flat(dir + "/flat.txt", std::ios::app);
+    for (std::string f, i, rest; fam >> f >> i && std::getline(fam, rest);) flat << f << " " << i << " 3.5\n";
+  }
+  // TEST with other variants: the training set with its last 10 variants dropped.
+  ASSERT_EQ(shell("head -n 1490 " + d.test + ".bim | awk '{print $2}' > " + dir + "/fewer.txt && plink1.9 --bfile " + d.test +
+                " --keep-allele-order --extract " + dir + "/fewer.txt --make-bed --out " + dir + "/fewer"),
+            0);
+  const std::string base = "krr --bfile " + d.train + " --pheno " + d.pheno + " --all-pheno ";
+  struct bad {
+    std::string args, says;
+  };
+  const std::vector<bad> cases = {
+      {base + "--gamma 0 --alpha 1", "--gamma"},
+      {base + "--gamma -1 --alpha 1", "--gamma"},
+      {base + "--gamma nan --alpha 1", "--gamma"},
+      {base + "--gamma 1e-3 --alpha -0.5", "--alpha"},
+      {base + "--gamma 1e-3 --alpha inf", "--alpha"},
+      {"krr --bfile " + d.train + " --pheno " + dir + "/flat.txt --all-pheno --gamma 1e-3 --alpha 1", "no variance"},
+      {base + "--gamma 1e-3 --alpha 1 --predict " + dir + "/fewer", "same variants"},
+      {base + "--kernel ibs --alpha 1 --covar " + d.covar, "--covar"},
+      {base + "--gamma 1e-3 --alpha 1 --precision adaptive --accuracy 0", "--accuracy"},
+      {base + "--gamma 1e-3 --alpha 1 --tile 4", "--tile"},
+      {base + "--gamma 1e-3 --alpha 1 --pheno-name height", "exactly one"},
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const std::string out = dir + "/bad" + std::to_string(k);
+    EXPECT_NE(panoramix(cases[k].args + " --out " + out, out + ".stderr"), 0) << cases[k].args;
+    EXPECT_NE(read_text(out + ".stderr").find(cases[k].says), std::string::npos)
+        << cases[k].args << "\n" << read_text(out + ".stderr");
+    EXPECT_FALSE(std::filesystem::exists(out + ".weights")) << cases[k].args;
+  }
+  // Not positive definite: the same samples twice (TEST appended to itself), alpha 0.
+  ASSERT_EQ(shell("cat " + d.test + ".fam | awk '{print $1\"_b\", $2\"_b\", $3, $4, $5, $6}' > " + dir + "/twin.fam && cp " +
+                d.test + ".bim " + dir + "/twin.bim && cp " + d.test + ".bed " + dir + "/twin.bed && plink1.9 --bfile " +
+                d.test + " --bmerge " + dir + "/twin --keep-allele-order --make-bed --out " + dir + "/twins"),
+            0);
+  ASSERT_EQ(shell("awk '{print $1, $2, 1.0 * NR % 7}' " + dir + "/twins.fam | sed '1i FID IID t' > " + dir + "/twin_y.txt"), 0);
+  const std::string out = dir + "/notpd";
+  EXPECT_NE(panoramix("krr --bfile " + dir + "/twins --pheno " + dir + "/twin_y.txt --all-pheno --gamma 1e-3 --alpha 0 --out " + out,
+                      out + ".stderr"),
+            0);
+  EXPECT_NE(read_text(out + ".stderr").find("not positive definite"), std::string::npos) << read_text(out + ".stderr");
+  EXPECT_FALSE(std::filesystem::exists(out + ".weights"));
+}
+
+}  // namespace
+}  // namespace pmx
