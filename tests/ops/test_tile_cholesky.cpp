@@ -109,7 +109,8 @@ TEST(TileCholesky, PrecisionRuleFollowsTileNorms) {
   double total = 0;
   for (double v : A) total += v * v;
   const double norm = std::sqrt(total), eps = 1e-4;
-  const tile_precision_map m = choose_tile_precisions(A.data(), n, n, tile, eps);
+  const executor cpu(backend::cpu, 1);
+  const tile_precision_map m = choose_tile_precisions(cpu, A.data(), n, n, 0.0, tile, eps);
   for (int64_t i = 0; i < nt; ++i)
     for (int64_t j = 0; j < i; ++j) {
       const double ratio = std::fabs(c[i][j]) * tile * nt / norm;
@@ -124,7 +125,7 @@ TEST(TileCholesky, PrecisionRuleFollowsTileNorms) {
   EXPECT_EQ(m.at(3, 0), tile_precision::fp8);
   EXPECT_EQ(m.at(3, 1), tile_precision::fp32);
   // `lowest` caps the rule.
-  EXPECT_EQ(choose_tile_precisions(A.data(), n, n, tile, eps, tile_precision::fp16).at(3, 0), tile_precision::fp16);
+  EXPECT_EQ(choose_tile_precisions(cpu, A.data(), n, n, 0.0, tile, eps, tile_precision::fp16).at(3, 0), tile_precision::fp16);
 }
 
 // SPD A = Q diag(λ) Qᵀ; x from the factor against the long-double solve.
@@ -135,7 +136,7 @@ struct spd_case {
 
 double solve_error(const executor& exec, const std::vector<double>& A, int64_t n, const tile_precision_map& map,
                    const std::vector<double>& b) {
-  tile_cholesky f(exec, n, A.data(), n, map);
+  tile_cholesky f(exec, n, A.data(), n, 0.0, map);
   std::vector<double> x = b;
   f.solve(x.data(), n, 1);
   std::vector<long double> M(A.begin(), A.end()), B(b.begin(), b.end());
@@ -170,7 +171,7 @@ TEST(TileCholesky, LowPrecisionTilesGiveTheRulesAccuracy) {
   for (int64_t i = 0; i < n; ++i) lambda[i] = 1 + 9 * double(i) / double(n - 1);
   const std::vector<double> A = matrix_with_spectrum(lambda, 11);
   for (double eps : {1e-2, 1e-3}) {
-    const tile_precision_map map = choose_tile_precisions(A.data(), n, n, tile, eps);
+    const tile_precision_map map = choose_tile_precisions(executor(backend::cpu, 1), A.data(), n, n, 0.0, tile, eps);
     EXPECT_GT(map.count(tile_precision::fp8) + map.count(tile_precision::bf16) + map.count(tile_precision::fp16), 0);
     std::vector<double> b(n, 1.0);
     const double err_ref = solve_error(reference_executor(), A, n, map, b);
@@ -185,6 +186,36 @@ TEST(TileCholesky, LowPrecisionTilesGiveTheRulesAccuracy) {
   }
 }
 
+// The factor of A + shift·I equals that of the matrix with the shift added by hand; residuals
+// and ‖·‖∞ are those of A + shift·I in FP64.
+TEST(TileCholesky, ShiftIsAddedToTheDiagonal) {
+  const int64_t n = 70, tile = 16;
+  std::vector<double> lambda(n);
+  for (int64_t i = 0; i < n; ++i) lambda[i] = 0.1 + double(i) / double(n);
+  const std::vector<double> A = matrix_with_spectrum(lambda, 5);
+  std::vector<double> B = A;
+  for (int64_t i = 0; i < n; ++i) B[i * n + i] += 0.75;
+  const auto map = tile_precision_map::uniform(n, tile);
+  for (const executor& exec : {executor::reference(), executor(backend::cpu, 2)}) {
+    tile_cholesky fa(exec, n, A.data(), n, 0.75, map), fb(exec, n, B.data(), n, 0.0, map);
+    std::vector<double> xa(n, 1.0), xb(n, 1.0), ra(n), rb(n), y(n, 1.0);
+    fa.solve(xa.data(), n, 1);
+    fb.solve(xb.data(), n, 1);
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(xa[i], xb[i]);
+    fa.residual(xa.data(), y.data(), ra.data(), 1);
+    fb.residual(xa.data(), y.data(), rb.data(), 1);
+    for (int64_t i = 0; i < n; ++i) EXPECT_NEAR(ra[i], rb[i], 1e-14);
+    EXPECT_NEAR(fa.norm_inf(), fb.norm_inf(), 1e-13 * fb.norm_inf());
+    double want = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double s = 0;
+      for (int64_t j = 0; j < n; ++j) s += std::fabs(B[i * n + j]);
+      want = std::max(want, s);
+    }
+    EXPECT_NEAR(fa.norm_inf(), want, 1e-13 * want);
+  }
+}
+
 TEST(TileCholesky, NotPositiveDefiniteIsNamed) {
   const int64_t n = 20;
   std::vector<double> lambda(n, 1.0);
@@ -192,7 +223,7 @@ TEST(TileCholesky, NotPositiveDefiniteIsNamed) {
   const std::vector<double> A = matrix_with_spectrum(lambda, 3);
   for (const executor& exec : {executor::reference(), executor(backend::cpu, 1)}) {
     try {
-      tile_cholesky f(exec, n, A.data(), n, tile_precision_map::uniform(n, 8));
+      tile_cholesky f(exec, n, A.data(), n, 0.0, tile_precision_map::uniform(n, 8));
       FAIL() << "an indefinite matrix was factorised";
     } catch (const numeric_error& e) {
       EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos) << e.what();

@@ -15,7 +15,8 @@
 //
 // Backends: reference (plain loops), cpu (BLAS sgemm/strsm/ssyrk, LAPACK spotrf; the rounding is
 // emulated, so the cpu gives the numbers of the mixed-precision algorithm, not its speed), cuda
-// (not yet written: runs the cpu kernel on the host; issue #20).
+// (cuSOLVER spotrf, cuBLAS strsm/ssyrk/sgemm, cublasGemmEx on FP16/BF16 tensor cores, cuBLASLt on
+// FP8 E4M3 tensor cores; the factor stays on the device).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -48,20 +49,24 @@ struct tile_precision_map {
   static tile_precision_map uniform(int64_t n, int64_t tile);
 };
 
-/// The paper's rule: diagonal tiles FP32; off-diagonal tile (i, j) at the least precise of
-/// FP8/BF16/FP16/FP32 (no lower than `lowest`) with ‖A_ij‖_F · NT / ‖A‖_F < epsilon / u, else FP32.
-/// A is column-major (leading dimension lda); a symmetric row-major matrix is the same array; only
-/// the lower tiles are read.
-tile_precision_map choose_tile_precisions(const double* A, int64_t lda, int64_t n, int64_t tile,
-                                          double epsilon, tile_precision lowest = tile_precision::fp8);
+/// The paper's rule on A + shift·I: diagonal tiles FP32; off-diagonal tile (i, j) at the least
+/// precise of FP8/BF16/FP16/FP32 (no lower than `lowest`) with ‖A_ij‖_F · NT / ‖A + shift·I‖_F <
+/// epsilon / u, else FP32. A is column-major (leading dimension lda); a symmetric row-major matrix
+/// is the same array; only the lower tiles are read. Host memory, or device memory on cuda.
+tile_precision_map choose_tile_precisions(const executor& exec, const double* A, int64_t lda, int64_t n,
+                                          double shift, int64_t tile, double epsilon,
+                                          tile_precision lowest = tile_precision::fp8);
 
-/// The factor L (A ≈ L Lᵀ) at the precisions of a map, and solves with it.
+/// The factor L of A + shift·I (≈ L Lᵀ) at the precisions of a map, solves with it, and the FP64
+/// products with A + shift·I that iterative refinement needs.
 class tile_cholesky {
  public:
-  /// Factorises A (n × n, column-major, leading dimension lda, host memory; only the lower
-  /// triangle is read; A is not changed). Throws numeric_error naming the tile and row where a
-  /// pivot is not positive (A, as rounded, is not positive definite).
-  tile_cholesky(const executor& exec, int64_t n, const double* A, int64_t lda, const tile_precision_map& map);
+  /// Factorises A + shift·I (A n × n, column-major, leading dimension lda; host memory, or device
+  /// memory on cuda; only the lower triangle is read by the factorisation). A is not changed and
+  /// must stay alive and unchanged while this object is used (residual() reads it). Throws
+  /// numeric_error naming the row where a pivot is not positive (not positive definite as rounded).
+  tile_cholesky(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
+                const tile_precision_map& map);
   ~tile_cholesky();
   tile_cholesky(const tile_cholesky&) = delete;
   tile_cholesky& operator=(const tile_cholesky&) = delete;
@@ -69,14 +74,21 @@ class tile_cholesky {
   /// B ← (L Lᵀ)⁻¹ B for B n × m, column-major (ldb), host memory: triangular solves in FP32
   /// (B rounded to FP32 on the way in).
   void solve(double* B, int64_t ldb, int64_t m) const;
+  /// R = Y − (A + shift·I) W in FP64 (full A, both triangles read); W, Y, R n × m column-major with
+  /// leading dimension n, host memory.
+  void residual(const double* W, const double* Y, double* R, int64_t m) const;
+  /// ‖A + shift·I‖∞ (the largest absolute row sum).
+  double norm_inf() const;
 
   int64_t n() const;
   const tile_precision_map& map() const;
 
-  struct state;  ///< backend state (defined by the implementation)
+  /// Backend state (defined by each backend).
+  class factor;
 
  private:
-  std::unique_ptr<state> s_;
+  std::unique_ptr<factor> f_;
+  tile_precision_map map_;
 };
 
 }  // namespace pmx

@@ -1,5 +1,5 @@
 // tile_cholesky: rounding to the tile precisions, the precision rule, validation and dispatch
-// (reference.cpp, cpu.cpp).
+// (reference.cpp, cpu.cpp, cuda.cu), and the host backends' factor object.
 #include "panoramix/ops/tile_cholesky.hpp"
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 
 #include "ops/tile_cholesky/kernels.hpp"
 #include "panoramix/error.hpp"
+#include "panoramix/ops/dense_linalg.hpp"
 
 namespace pmx {
 namespace {
@@ -81,30 +82,33 @@ tile_precision_map tile_precision_map::uniform(int64_t n, int64_t tile) {
   return m;
 }
 
-tile_precision_map choose_tile_precisions(const double* A, int64_t lda, int64_t n, int64_t tile, double epsilon,
-                                          tile_precision lowest) {
-  PMX_EXPECTS(epsilon > 0 && std::isfinite(epsilon), "tile accuracy must be positive and finite");
-  PMX_EXPECTS(lda >= std::max<int64_t>(n, 1) && (n == 0 || A), "matrix and leading dimension");
-  tile_precision_map m = tile_precision_map::uniform(n, tile);
-  const int64_t nt = m.tiles;
-  // Squared Frobenius norms of the lower tiles; ‖A‖_F² counts each off-diagonal tile twice.
+std::vector<double> detail::tile_norms2_host(const double* A, int64_t lda, int64_t n, int64_t tile, double shift,
+                                             int threads) {
+  const int64_t nt = (n + tile - 1) / tile;
   std::vector<double> norm2(static_cast<size_t>(nt * nt), 0.0);
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
   for (int64_t t = 0; t < nt * nt; ++t) {
     const int64_t i = t / nt, j = t % nt;
     if (j > i) continue;
     const int64_t r0 = i * tile, c0 = j * tile;
-    const int64_t rows = detail::tile_rows(n, tile, i), cols = detail::tile_rows(n, tile, j);
+    const int64_t rows = tile_rows(n, tile, i), cols = tile_rows(n, tile, j);
     double s = 0;
     for (int64_t c = 0; c < cols; ++c)
       for (int64_t r = 0; r < rows; ++r) {
         if (i == j && r < c) continue;  // the upper half of a diagonal tile mirrors the lower
-        const double v = A[(c0 + c) * lda + r0 + r];
+        const double v = A[(c0 + c) * lda + r0 + r] + (i == j && r == c ? shift : 0.0);
         s += (i == j && r != c ? 2 : 1) * v * v;
       }
     norm2[static_cast<size_t>(t)] = s;
   }
-  double total = 0;
+  return norm2;
+}
+
+tile_precision_map detail::precisions_from_norms(int64_t n, int64_t tile, const std::vector<double>& norm2,
+                                                 double epsilon, tile_precision lowest) {
+  tile_precision_map m = tile_precision_map::uniform(n, tile);
+  const int64_t nt = m.tiles;
+  double total = 0;  // ‖A‖_F² counts each off-diagonal tile twice
   for (int64_t i = 0; i < nt; ++i)
     for (int64_t j = 0; j <= i; ++j) total += (i == j ? 1 : 2) * norm2[static_cast<size_t>(i * nt + j)];
   const double norm_a = std::sqrt(total);
@@ -125,6 +129,26 @@ tile_precision_map choose_tile_precisions(const double* A, int64_t lda, int64_t 
   return m;
 }
 
+tile_precision_map choose_tile_precisions(const executor& exec, const double* A, int64_t lda, int64_t n,
+                                          double shift, int64_t tile, double epsilon, tile_precision lowest) {
+  PMX_EXPECTS(epsilon > 0 && std::isfinite(epsilon), "tile accuracy must be positive and finite");
+  PMX_EXPECTS(tile > 0, "tile size must be positive");
+  PMX_EXPECTS(lda >= std::max<int64_t>(n, 1) && (n == 0 || A), "matrix and leading dimension");
+  const std::vector<double> norm2 = exec.kind() == backend::cuda
+                                        ? kernels::cuda::tile_norms2(exec, A, lda, n, tile, shift)
+                                        : detail::tile_norms2_host(A, lda, n, tile, shift, exec.threads());
+  return detail::precisions_from_norms(n, tile, norm2, epsilon, lowest);
+}
+
+int detail::precision_scale_shift(float amax, tile_precision p) {
+  if (!(amax > 0)) return 0;
+  int e = 0;
+  std::frexp(format_of(p).scale_top / amax, &e);  // top/amax in [2^(e-1), 2^e): amax·2^(e-1) in (top/2, top]
+  return e - 1;
+}
+
+double detail::precision_scale_top(tile_precision p) { return format_of(p).scale_top; }
+
 void detail::round_tile(const float* src, int64_t ld_src, int64_t rows, int64_t cols, tile_precision p, float* dst,
                         int64_t ld_dst) {
   if (p == tile_precision::fp32) {
@@ -136,31 +160,12 @@ void detail::round_tile(const float* src, int64_t ld_src, int64_t rows, int64_t 
   float amax = 0;
   for (int64_t c = 0; c < cols; ++c)
     for (int64_t r = 0; r < rows; ++r) amax = std::max(amax, std::fabs(src[c * ld_src + r]));
-  int shift = 0;  // scale 2^shift: amax·2^shift in (top/2, top]
-  if (amax > 0) {
-    int e = 0;
-    std::frexp(f.scale_top / amax, &e);  // top/amax in [2^(e-1), 2^e)
-    shift = e - 1;
-  }
+  const int shift = precision_scale_shift(amax, p);
   for (int64_t c = 0; c < cols; ++c)
     for (int64_t r = 0; r < rows; ++r) {
       const double scaled = std::ldexp(double(src[c * ld_src + r]), shift);
       dst[c * ld_dst + r] = static_cast<float>(std::ldexp(round_in_format(scaled, f), -shift));
     }
-}
-
-void detail::load_rounded(const double* A, int64_t lda, const tile_precision_map& map, float* L, int threads) {
-  const int64_t n = map.n, tile = map.tile, nt = map.tiles;
-#pragma omp parallel for schedule(dynamic) num_threads(threads)
-  for (int64_t t = 0; t < nt * nt; ++t) {
-    const int64_t i = t / nt, j = t % nt;
-    if (j > i) continue;
-    const int64_t r0 = i * tile, c0 = j * tile;
-    const int64_t rows = tile_rows(n, tile, i), cols = tile_rows(n, tile, j);
-    for (int64_t c = 0; c < cols; ++c)
-      for (int64_t r = 0; r < rows; ++r) L[(c0 + c) * n + r0 + r] = static_cast<float>(A[(c0 + c) * lda + r0 + r]);
-    if (i != j) round_tile(L + c0 * n + r0, n, rows, cols, map.at(i, j), L + c0 * n + r0, n);
-  }
 }
 
 void detail::throw_not_positive_definite(int64_t row, int64_t tile, int64_t n) {
@@ -169,44 +174,101 @@ void detail::throw_not_positive_definite(int64_t row, int64_t tile, int64_t n) {
                       ") is not positive: the matrix, at these tile precisions, is not positive definite");
 }
 
-struct tile_cholesky::state {
-  tile_precision_map map;
-  std::vector<float> L;  // n × n column-major, lower triangle
-  executor exec;
+namespace {
+
+// A + shift·I's lower triangle in FP32, off-diagonal tiles rounded to their precision.
+void load_rounded(const double* A, int64_t lda, double shift, const tile_precision_map& map, float* L, int threads) {
+  const int64_t n = map.n, tile = map.tile, nt = map.tiles;
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+  for (int64_t t = 0; t < nt * nt; ++t) {
+    const int64_t i = t / nt, j = t % nt;
+    if (j > i) continue;
+    const int64_t r0 = i * tile, c0 = j * tile;
+    const int64_t rows = detail::tile_rows(n, tile, i), cols = detail::tile_rows(n, tile, j);
+    for (int64_t c = 0; c < cols; ++c)
+      for (int64_t r = 0; r < rows; ++r)
+        L[(c0 + c) * n + r0 + r] = static_cast<float>(A[(c0 + c) * lda + r0 + r] + (i == j && r == c ? shift : 0.0));
+    if (i != j) detail::round_tile(L + c0 * n + r0, n, rows, cols, map.at(i, j), L + c0 * n + r0, n);
+  }
+}
+
+using host_factor_fn = void (*)(const executor&, const tile_precision_map&, float*);
+using host_solve_fn = void (*)(const executor&, int64_t, const float*, double*, int64_t, int64_t);
+
+// The reference and cpu backends' factor: L in FP32 on the host; residuals with the caller's A
+// through dense_gemm on the same executor (BLAS on cpu, loops on reference).
+class host_factor final : public tile_cholesky::factor {
+ public:
+  host_factor(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
+              const tile_precision_map& map, host_factor_fn factorise, host_solve_fn solve)
+      : exec_(exec), n_(n), A_(A), lda_(lda), shift_(shift), solve_(solve), L_(static_cast<size_t>(n * n)) {
+    load_rounded(A, lda, shift, map, L_.data(), exec.threads());
+    factorise(exec, map, L_.data());
+  }
+  void solve(double* B, int64_t ldb, int64_t m) const override { solve_(exec_, n_, L_.data(), B, ldb, m); }
+  void residual(const double* W, const double* Y, double* R, int64_t m) const override {
+    std::copy_n(Y, n_ * m, R);
+    dense_gemm(exec_, false, false, n_, m, n_, -1.0, A_, lda_, W, n_, 1.0, R, n_);
+    for (int64_t i = 0; i < n_ * m; ++i) R[i] -= shift_ * W[i];
+  }
+  double norm_inf() const override {
+    double worst = 0;
+#pragma omp parallel for reduction(max : worst) num_threads(exec_.threads())
+    for (int64_t i = 0; i < n_; ++i) {
+      double s = 0;  // row i = column i (symmetric)
+      for (int64_t j = 0; j < n_; ++j) s += std::fabs(A_[i * lda_ + j] + (i == j ? shift_ : 0.0));
+      worst = std::max(worst, s);
+    }
+    return worst;
+  }
+
+ private:
+  executor exec_;
+  int64_t n_;
+  const double* A_;
+  int64_t lda_;
+  double shift_;
+  host_solve_fn solve_;
+  std::vector<float> L_;
 };
 
-tile_cholesky::tile_cholesky(const executor& exec, int64_t n, const double* A, int64_t lda,
+}  // namespace
+
+tile_cholesky::tile_cholesky(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
                              const tile_precision_map& map)
-    : s_(std::make_unique<state>(state{map, {}, exec})) {
-  PMX_EXPECTS(n >= 0 && map.n == n && map.tile > 0 && map.tiles == (n + map.tile - 1) / map.tile &&
+    : map_(map) {
+  PMX_EXPECTS(n > 0 && map.n == n && map.tile > 0 && map.tiles == (n + map.tile - 1) / map.tile &&
                   static_cast<int64_t>(map.p.size()) == map.tiles * map.tiles,
               "tile precision map does not fit the matrix");
-  PMX_EXPECTS(lda >= std::max<int64_t>(n, 1) && (n == 0 || A), "matrix and leading dimension");
-  if (n == 0) return;
-  s_->L.resize(static_cast<size_t>(n * n));
-  detail::load_rounded(A, lda, map, s_->L.data(), exec.threads());
+  PMX_EXPECTS(lda >= n && A, "matrix and leading dimension");
+  PMX_EXPECTS(std::isfinite(shift), "finite shift");
   switch (exec.kind()) {
-    case backend::reference: kernels::reference::tile_cholesky_factor(exec, map, s_->L.data()); break;
-    case backend::cpu: kernels::cpu::tile_cholesky_factor(exec, map, s_->L.data()); break;
-    // No device kernel yet (issue #20): the host's, with the executor's threads.
-    case backend::cuda: kernels::cpu::tile_cholesky_factor(exec.host(), map, s_->L.data()); break;
+    case backend::reference:
+      f_ = std::make_unique<host_factor>(exec, n, A, lda, shift, map, kernels::reference::tile_cholesky_factor,
+                                         kernels::reference::tile_cholesky_solve);
+      break;
+    case backend::cpu:
+      f_ = std::make_unique<host_factor>(exec, n, A, lda, shift, map, kernels::cpu::tile_cholesky_factor,
+                                         kernels::cpu::tile_cholesky_solve);
+      break;
+    case backend::cuda: f_ = kernels::cuda::tile_cholesky_factor(exec, n, A, lda, shift, map); break;
   }
 }
 
 tile_cholesky::~tile_cholesky() = default;
 
 void tile_cholesky::solve(double* B, int64_t ldb, int64_t m) const {
-  const int64_t n = s_->map.n;
-  PMX_EXPECTS(m >= 0 && ldb >= std::max<int64_t>(n, 1) && (n == 0 || m == 0 || B), "right-hand sides");
-  if (n == 0 || m == 0) return;
-  switch (s_->exec.kind()) {
-    case backend::reference: return kernels::reference::tile_cholesky_solve(s_->exec, n, s_->L.data(), B, ldb, m);
-    case backend::cpu: return kernels::cpu::tile_cholesky_solve(s_->exec, n, s_->L.data(), B, ldb, m);
-    case backend::cuda: return kernels::cpu::tile_cholesky_solve(s_->exec.host(), n, s_->L.data(), B, ldb, m);
-  }
+  PMX_EXPECTS(m >= 0 && ldb >= map_.n && (m == 0 || B), "right-hand sides");
+  if (m > 0) f_->solve(B, ldb, m);
 }
 
-int64_t tile_cholesky::n() const { return s_->map.n; }
-const tile_precision_map& tile_cholesky::map() const { return s_->map; }
+void tile_cholesky::residual(const double* W, const double* Y, double* R, int64_t m) const {
+  PMX_EXPECTS(m >= 0 && (m == 0 || (W && Y && R)), "residual operands");
+  if (m > 0) f_->residual(W, Y, R, m);
+}
+
+double tile_cholesky::norm_inf() const { return f_->norm_inf(); }
+int64_t tile_cholesky::n() const { return map_.n; }
+const tile_precision_map& tile_cholesky::map() const { return map_; }
 
 }  // namespace pmx

@@ -96,7 +96,6 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
   kernel_ridge_solution s;
   s.n = n, s.traits = traits;
   s.W.assign(Y, Y + n * traits);
-  const double a_norm = norm_inf(host, n, K, alpha);
   matrix_buffer<double> R(static_cast<size_t>(n * traits));
   auto finish_fp64 = [&](std::string why) {
     s.used = solve_precision::fp64;
@@ -104,36 +103,31 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
     s.W.assign(Y, Y + n * traits);
     solve_fp64(exec, n, K, alpha, traits, s.W.data());
     residual(host, n, K, alpha, traits, s.W.data(), Y, R.data());
-    s.backward_error = backward_error(n, traits, a_norm, s.W.data(), Y, R.data());
+    s.backward_error = backward_error(n, traits, norm_inf(host, n, K, alpha), s.W.data(), Y, R.data());
     return s;
   };
   if (opt.precision == solve_precision::fp64) return finish_fp64("");
 
   s.used = opt.precision;
-  // A = K + αI for the factor (the tile op reads the lower triangle; K stays as it is).
-  matrix_buffer<double> A(static_cast<size_t>(n * n));
-  std::copy_n(K, n * n, A.data());
-  for (int64_t i = 0; i < n; ++i) A[i * n + i] += alpha;
+  // The tile factor of K + αI (the op adds α on the diagonal: K is neither copied nor changed).
   s.map = opt.precision == solve_precision::adaptive
-              ? choose_tile_precisions(A.data(), n, n, opt.tile, opt.tile_accuracy, opt.lowest)
+              ? choose_tile_precisions(exec, K, n, n, alpha, opt.tile, opt.tile_accuracy, opt.lowest)
               : tile_precision_map::uniform(n, opt.tile);
   std::unique_ptr<tile_cholesky> factor;
   try {
-    factor = std::make_unique<tile_cholesky>(exec, n, A.data(), n, s.map);
+    factor = std::make_unique<tile_cholesky>(exec, n, K, n, alpha, s.map);
   } catch (const numeric_error& e) {
     return finish_fp64(std::string("the low-precision factorisation failed (") + e.what() + ")");
   }
-  A.clear();
-  A.shrink_to_fit();
+  const double a_norm_tiles = factor->norm_inf();
   factor->solve(s.W.data(), n, traits);
   matrix_buffer<double> D(static_cast<size_t>(n * traits));
   double previous[3] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
                         std::numeric_limits<double>::infinity()};
   for (int step = 0;; ++step) {
-    residual(host, n, K, alpha, traits, s.W.data(), Y, R.data());
-    s.backward_error = backward_error(n, traits, a_norm, s.W.data(), Y, R.data());
-    if (!std::isfinite(s.backward_error))
-      return finish_fp64("refinement met a non-finite residual");
+    factor->residual(s.W.data(), Y, R.data(), traits);
+    s.backward_error = backward_error(n, traits, a_norm_tiles, s.W.data(), Y, R.data());
+    if (!std::isfinite(s.backward_error)) return finish_fp64("refinement met a non-finite residual");
     if (s.backward_error <= opt.accuracy) return s;
     if (step >= opt.max_refinements)
       return finish_fp64("refinement did not reach the backward error " + std::to_string(opt.accuracy) + " in " +

@@ -1,0 +1,477 @@
+// tile_cholesky on the GPU. The matrix is padded to whole tiles with an identity block (its factor
+// is the identity and it meets nothing else), so every GEMM is tile × tile × tile. Per step k:
+//   cuSOLVER spotrf of the diagonal tile; cuBLAS strsm of the panel below it (FP32);
+//   per low precision in use, the panel tiles scaled by a power of two and converted (FP16, BF16,
+//   or FP8 E4M3 stored transposed, the TN layout cuBLASLt's FP8 GEMM requires);
+//   trailing updates: FP32 ssyrk on diagonal tiles, then per off-diagonal tile the GEMM of its
+//   precision, accumulating in FP32 into the FP32 tile: cublasSgemm, cublasGemmEx (FP16/BF16
+//   tensor cores), cublasLtMatmul (FP8 tensor cores), with α = −2^−(s_i+s_j) undoing the scales.
+// The scaling and rounding are those of the host backends (kernels.hpp), so every backend gives the
+// same algorithm's numbers. The FP64 matrix stays on the device for residuals (the caller's memory
+// when it is device memory, else a copy).
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/cuda_context.hpp"
+#include "core/cusolver_support.hpp"
+#include "ops/tile_cholesky/kernels.hpp"
+#include "panoramix/error.hpp"
+
+namespace pmx::kernels::cuda {
+namespace {
+
+constexpr int threads_per_block = 256;
+
+int blocks_for(int64_t items) { return static_cast<int>(std::min<int64_t>((items + 255) / 256, 65535 * 8)); }
+
+// L (np × np, lower) = A + shift·I on [0, n)², identity beyond; upper triangle untouched.
+__global__ void load_kernel(const double* A, int64_t lda, int64_t n, double shift, float* L, int64_t np) {
+  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < np * np; t += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t c = t / np, r = t % np;
+    if (r < c) continue;
+    float v;
+    if (r < n && c < n) v = static_cast<float>(A[c * lda + r] + (r == c ? shift : 0.0));
+    else v = r == c ? 1.0f : 0.0f;
+    L[c * np + r] = v;
+  }
+}
+
+// amax of each tile of a column of tiles: block b handles rows [b·T, (b+1)·T) × T columns.
+__global__ void tile_amax_kernel(const float* P, int64_t ld, int64_t T, float* amax) {
+  const float* tile = P + blockIdx.x * T;
+  float m = 0;
+  for (int64_t e = threadIdx.x; e < T * T; e += blockDim.x) m = fmaxf(m, fabsf(tile[(e / T) * ld + e % T]));
+  __shared__ float s[threads_per_block];
+  s[threadIdx.x] = m;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) s[threadIdx.x] = fmaxf(s[threadIdx.x], s[threadIdx.x + w]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) amax[blockIdx.x] = s[0];
+}
+
+// x rounded to nearest even in Q (FP16, BF16, or FP8 E4M3 saturating: __NV_SATFINITE).
+template <class Q>
+__device__ float round_as(float x) {
+  return static_cast<float>(Q(x));
+}
+// Tiles of a column (block b: rows [b·T, (b+1)·T)) rounded in place to Q after scaling by 2^shift[b].
+template <class Q>
+__global__ void round_in_place_kernel(float* P, int64_t ld, int64_t T, const int* shift) {
+  float* tile = P + blockIdx.x * T;
+  const int s = shift[blockIdx.x];
+  for (int64_t e = threadIdx.x; e < T * T; e += blockDim.x) {
+    float& v = tile[(e / T) * ld + e % T];
+    v = ldexpf(round_as<Q>(ldexpf(v, s)), -s);
+  }
+}
+
+// The panel's tiles, scaled by 2^shift[b], converted to Q: out column-major (rows × T, ld rows) or,
+// `transposed`, T × rows (ld T).
+template <class Q>
+__global__ void convert_kernel(const float* P, int64_t ld, int64_t T, const int* shift, Q* out, int64_t rows,
+                               bool transposed) {
+  const float* tile = P + blockIdx.x * T;
+  const int s = shift[blockIdx.x];
+  for (int64_t e = threadIdx.x; e < T * T; e += blockDim.x) {
+    const int64_t c = e / T, r = e % T, row = blockIdx.x * T + r;
+    const Q q = Q(ldexpf(tile[c * ld + r], s));
+    if (transposed) out[row * T + c] = q;
+    else out[c * rows + row] = q;
+  }
+}
+__global__ void to_float_kernel(const double* B, int64_t ldb, int64_t n, int64_t np, int64_t m, float* X) {
+  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < np * m; t += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t c = t / np, r = t % np;
+    X[t] = r < n ? static_cast<float>(B[c * ldb + r]) : 0.0f;
+  }
+}
+
+__global__ void to_double_kernel(const float* X, int64_t n, int64_t np, int64_t m, double* B, int64_t ldb) {
+  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < n * m; t += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t c = t / n, r = t % n;
+    B[c * ldb + r] = X[c * np + r];
+  }
+}
+
+// Absolute row sums of A + shift·I (symmetric: row i = column i, contiguous).
+__global__ void row_abs_sums_kernel(const double* A, int64_t lda, int64_t n, double shift, double* out) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    double s = 0;
+    for (int64_t j = 0; j < n; ++j) s += fabs(A[i * lda + j] + (i == j ? shift : 0.0));
+    out[i] = s;
+  }
+}
+
+// Squared Frobenius norms of lower tiles (block per tile (i, j), j <= i), as tile_norms2_host.
+__global__ void tile_norms2_kernel(const double* A, int64_t lda, int64_t n, int64_t T, int64_t nt, double shift,
+                                   double* out) {
+  const int64_t i = blockIdx.x / nt, j = blockIdx.x % nt;
+  if (j > i) return;
+  const int64_t r0 = i * T, c0 = j * T, rows = min(T, n - r0), cols = min(T, n - c0);
+  double s = 0;
+  for (int64_t e = threadIdx.x; e < rows * cols; e += blockDim.x) {
+    const int64_t c = e / rows, r = e % rows;
+    if (i == j && r < c) continue;
+    const double v = A[(c0 + c) * lda + r0 + r] + (i == j && r == c ? shift : 0.0);
+    s += (i == j && r != c ? 2.0 : 1.0) * v * v;
+  }
+  __shared__ double sh[threads_per_block];
+  sh[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+}
+
+void lt_check(cublasStatus_t s, const char* expr) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw error(std::string("cuBLASLt call failed (status ") + std::to_string(static_cast<int>(s)) + "): " + expr);
+}
+#define PMX_LT_CHECK(expr) lt_check((expr), #expr)
+
+template <class T>
+T* device_alloc(std::vector<void*>& owned, size_t count) {
+  void* p = nullptr;
+  PMX_CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(count * sizeof(T), 16)));
+  owned.push_back(p);
+  return static_cast<T*>(p);
+}
+
+// cuBLASLt FP8 E4M3 GEMM D = α·Aᵀ·B + D for T × T tiles (A, B: T × T E4M3, ld T; D: FP32, ld ldd).
+class fp8_gemm {
+ public:
+  fp8_gemm(cudaStream_t stream, int64_t T, int64_t ldd, std::vector<void*>& owned) : stream_(stream) {
+    PMX_LT_CHECK(cublasLtCreate(&lt_));
+    PMX_LT_CHECK(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    PMX_LT_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    PMX_LT_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    PMX_LT_CHECK(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, T, T, T));
+    PMX_LT_CHECK(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, T, T, T));
+    PMX_LT_CHECK(cublasLtMatrixLayoutCreate(&d_, CUDA_R_32F, T, T, ldd));
+    workspace_bytes_ = size_t{32} << 20;
+    workspace_ = device_alloc<char>(owned, workspace_bytes_);
+    cublasLtMatmulPreference_t pref;
+    PMX_LT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    PMX_LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_,
+                                                      sizeof workspace_bytes_));
+    int found = 0;
+    const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt_, desc_, a_, b_, d_, d_, pref, 1, &heuristic_, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (st != CUBLAS_STATUS_SUCCESS || found == 0)
+      throw unsupported_error("cuBLASLt has no FP8 E4M3 GEMM with FP32 accumulation for tiles of " + std::to_string(T) +
+                              " on this GPU (use --lowest-precision bf16)");
+  }
+  ~fp8_gemm() {
+    cublasLtMatrixLayoutDestroy(a_), cublasLtMatrixLayoutDestroy(b_), cublasLtMatrixLayoutDestroy(d_);
+    cublasLtMatmulDescDestroy(desc_);
+    cublasLtDestroy(lt_);
+  }
+  void run(float alpha, const void* A, const void* B, float* D) const {
+    const float beta = 1.0f;
+    PMX_LT_CHECK(cublasLtMatmul(lt_, desc_, &alpha, A, a_, B, b_, &beta, D, d_, D, d_, &heuristic_.algo, workspace_,
+                                workspace_bytes_, stream_));
+  }
+
+ private:
+  cudaStream_t stream_;
+  cublasLtHandle_t lt_ = nullptr;
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
+  cublasLtMatmulHeuristicResult_t heuristic_{};
+  void* workspace_ = nullptr;
+  size_t workspace_bytes_ = 0;
+};
+
+class device_factor final : public tile_cholesky::factor {
+ public:
+  device_factor(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
+                const tile_precision_map& map)
+      : exec_(exec), n_(n), lda_(lda), shift_(shift), map_(map) {
+    T_ = map.tile;
+    nt_ = map.tiles;
+    np_ = nt_ * T_;
+    if (T_ % 16 != 0) throw unsupported_error("on cuda, --tile must be a multiple of 16 (got " + std::to_string(T_) + ")");
+    detail::cuda_scope scope(exec);
+    cudaStream_t s = scope.ctx.stream;
+    const bool host_a = !detail::is_device_pointer(A);
+    detail::check_device_fits(exec, scope.ctx,
+                              sizeof(float) * size_t(np_ * np_) + (host_a ? sizeof(double) * size_t(lda * n) : 0) +
+                                  size_t(np_) * T_ * 4 + (size_t{64} << 20),
+                              "mixed-precision Cholesky");
+    try {
+      L_ = device_alloc<float>(owned_, size_t(np_ * np_));
+      if (host_a) {
+        double* copy = device_alloc<double>(owned_, size_t(lda * n));
+        PMX_CUDA_CHECK(cudaMemcpyAsync(copy, A, sizeof(double) * size_t(lda * n), cudaMemcpyHostToDevice, s));
+        A_ = copy;
+      } else {
+        A_ = A;
+      }
+      factorise(scope.ctx);
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~device_factor() override { release(); }
+
+  void solve(double* B, int64_t ldb, int64_t m) const override {
+    detail::cuda_scope scope(exec_);
+    cudaStream_t s = scope.ctx.stream;
+    std::vector<void*> tmp;
+    try {
+      double* dB = device_alloc<double>(tmp, size_t(n_ * m));
+      float* X = device_alloc<float>(tmp, size_t(np_ * m));
+      PMX_CUDA_CHECK(cudaMemcpy2DAsync(dB, sizeof(double) * n_, B, sizeof(double) * ldb, sizeof(double) * n_, size_t(m),
+                                       cudaMemcpyHostToDevice, s));
+      to_float_kernel<<<blocks_for(np_ * m), threads_per_block, 0, s>>>(dB, n_, n_, np_, m, X);
+      PMX_CUDA_CHECK_LAUNCH();
+      const float one = 1.0f;
+      cublasHandle_t h = scope.ctx.blas;
+      PMX_CUBLAS_CHECK(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, int(np_),
+                                   int(m), &one, L_, int(np_), X, int(np_)));
+      PMX_CUBLAS_CHECK(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, int(np_),
+                                   int(m), &one, L_, int(np_), X, int(np_)));
+      to_double_kernel<<<blocks_for(n_ * m), threads_per_block, 0, s>>>(X, n_, np_, m, dB, n_);
+      PMX_CUDA_CHECK_LAUNCH();
+      PMX_CUDA_CHECK(cudaMemcpy2DAsync(B, sizeof(double) * ldb, dB, sizeof(double) * n_, sizeof(double) * n_, size_t(m),
+                                       cudaMemcpyDeviceToHost, s));
+      PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+    } catch (...) {
+      for (void* p : tmp) cudaFree(p);
+      throw;
+    }
+    for (void* p : tmp) cudaFree(p);
+  }
+
+  void residual(const double* W, const double* Y, double* R, int64_t m) const override {
+    detail::cuda_scope scope(exec_);
+    cudaStream_t s = scope.ctx.stream;
+    std::vector<void*> tmp;
+    try {
+      double* dW = device_alloc<double>(tmp, size_t(n_ * m));
+      double* dR = device_alloc<double>(tmp, size_t(n_ * m));
+      PMX_CUDA_CHECK(cudaMemcpyAsync(dW, W, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
+      PMX_CUDA_CHECK(cudaMemcpyAsync(dR, Y, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
+      const double minus_one = -1.0, one = 1.0, minus_shift = -shift_;
+      cublasHandle_t h = scope.ctx.blas;
+      PMX_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n_), int(m), int(n_), &minus_one, A_, int(lda_), dW,
+                                   int(n_), &one, dR, int(n_)));
+      PMX_CUBLAS_CHECK(cublasDaxpy(h, int(n_ * m), &minus_shift, dW, 1, dR, 1));
+      PMX_CUDA_CHECK(cudaMemcpyAsync(R, dR, sizeof(double) * size_t(n_ * m), cudaMemcpyDeviceToHost, s));
+      PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+    } catch (...) {
+      for (void* p : tmp) cudaFree(p);
+      throw;
+    }
+    for (void* p : tmp) cudaFree(p);
+  }
+
+  double norm_inf() const override {
+    detail::cuda_scope scope(exec_);
+    cudaStream_t s = scope.ctx.stream;
+    std::vector<void*> tmp;
+    std::vector<double> sums(static_cast<size_t>(n_));
+    try {
+      double* d = device_alloc<double>(tmp, size_t(n_));
+      row_abs_sums_kernel<<<blocks_for(n_), threads_per_block, 0, s>>>(A_, lda_, n_, shift_, d);
+      PMX_CUDA_CHECK_LAUNCH();
+      PMX_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d, sizeof(double) * size_t(n_), cudaMemcpyDeviceToHost, s));
+      PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+    } catch (...) {
+      for (void* p : tmp) cudaFree(p);
+      throw;
+    }
+    for (void* p : tmp) cudaFree(p);
+    return *std::max_element(sums.begin(), sums.end());
+  }
+
+ private:
+  float* tile_ptr(int64_t i, int64_t j) const { return L_ + (j * T_) * np_ + i * T_; }
+
+  // Per-tile scale exponents of a column of `count` tiles starting at P (ld np), for precision q:
+  // the host rule on the device amax (so every backend scales alike).
+  void scales(detail::cuda_context& c, const float* P, int64_t count, tile_precision q, float* d_amax, int* d_shift,
+              std::vector<int>& shift) const {
+    tile_amax_kernel<<<int(count), threads_per_block, 0, c.stream>>>(P, np_, T_, d_amax);
+    PMX_CUDA_CHECK_LAUNCH();
+    std::vector<float> amax(static_cast<size_t>(count));
+    PMX_CUDA_CHECK(cudaMemcpyAsync(amax.data(), d_amax, sizeof(float) * size_t(count), cudaMemcpyDeviceToHost, c.stream));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+    shift.resize(static_cast<size_t>(count));
+    for (int64_t b = 0; b < count; ++b) shift[b] = detail::precision_scale_shift(amax[b], q);
+    PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, c.stream));
+  }
+
+  void factorise(detail::cuda_context& c) {
+    cudaStream_t s = c.stream;
+    cublasHandle_t h = c.blas;
+    PMX_CUBLAS_CHECK(cublasSetStream(h, s));
+    load_kernel<<<blocks_for(np_ * np_), threads_per_block, 0, s>>>(A_, lda_, n_, shift_, L_, np_);
+    PMX_CUDA_CHECK_LAUNCH();
+    float* d_amax = device_alloc<float>(owned_, size_t(nt_));
+    int* d_shift = device_alloc<int>(owned_, size_t(nt_));
+    std::vector<int> shift;
+    // The matrix's own off-diagonal tiles, rounded to their precision (column by column, runs of
+    // one precision at a time).
+    for (int64_t j = 0; j < nt_; ++j)
+      for (int64_t i = j + 1; i < nt_; ++i) {
+        const tile_precision q = map_.at(i, j);
+        if (q == tile_precision::fp32) continue;
+        scales(c, tile_ptr(i, j), 1, q, d_amax, d_shift, shift);
+        if (q == tile_precision::fp16) round_in_place_kernel<__half><<<1, threads_per_block, 0, s>>>(tile_ptr(i, j), np_, T_, d_shift);
+        if (q == tile_precision::bf16) round_in_place_kernel<__nv_bfloat16><<<1, threads_per_block, 0, s>>>(tile_ptr(i, j), np_, T_, d_shift);
+        if (q == tile_precision::fp8) round_in_place_kernel<__nv_fp8_e4m3><<<1, threads_per_block, 0, s>>>(tile_ptr(i, j), np_, T_, d_shift);
+        PMX_CUDA_CHECK_LAUNCH();
+      }
+    bool used[4] = {false, false, false, false};
+    for (int64_t i = 0; i < nt_; ++i)
+      for (int64_t j = 0; j < i; ++j) used[static_cast<int>(map_.at(i, j))] = true;
+    const size_t panel = size_t(np_) * size_t(T_);
+    __half* p16 = used[1] ? device_alloc<__half>(owned_, panel) : nullptr;
+    __nv_bfloat16* pb16 = used[2] ? device_alloc<__nv_bfloat16>(owned_, panel) : nullptr;
+    __nv_fp8_e4m3* p8 = used[3] ? device_alloc<__nv_fp8_e4m3>(owned_, panel) : nullptr;
+    std::vector<int> s16, sb16, s8;
+    std::unique_ptr<fp8_gemm> gemm8;
+    if (used[3]) gemm8 = std::make_unique<fp8_gemm>(s, T_, np_, owned_);
+    // cuSOLVER spotrf of a diagonal tile.
+    detail::cusolver_handle solver(c);
+    int* d_info = device_alloc<int>(owned_, 1);
+    size_t dev_bytes = 0, host_bytes = 0;
+    PMX_CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, T_, CUDA_R_32F,
+                                                   L_, np_, CUDA_R_32F, &dev_bytes, &host_bytes));
+    void* d_work = device_alloc<char>(owned_, dev_bytes);
+    std::vector<char> h_work(std::max<size_t>(host_bytes, 1));
+    const float one = 1.0f, minus_one = -1.0f;
+    for (int64_t k = 0; k < nt_; ++k) {
+      PMX_CUSOLVER_CHECK(cusolverDnXpotrf(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, T_, CUDA_R_32F,
+                                          tile_ptr(k, k), np_, CUDA_R_32F, d_work, dev_bytes, h_work.data(), host_bytes,
+                                          d_info));
+      int info = 0;
+      PMX_CUDA_CHECK(cudaMemcpyAsync(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost, s));
+      PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+      if (info > 0) detail::throw_not_positive_definite(k * T_ + info - 1, T_, n_);
+      if (info < 0) throw logic_error("cusolverDnXpotrf: argument " + std::to_string(-info) + " invalid");
+      const int64_t below = np_ - (k + 1) * T_, count = nt_ - k - 1;
+      if (below == 0) break;
+      PMX_CUBLAS_CHECK(cublasStrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT,
+                                   int(below), int(T_), &one, tile_ptr(k, k), int(np_), tile_ptr(k + 1, k), int(np_)));
+      const float* P = tile_ptr(k + 1, k);
+      // Converted panels: tile i of the panel starts at row (i − k − 1)·T.
+      if (used[1]) {
+        scales(c, P, count, tile_precision::fp16, d_amax, d_shift, s16);
+        convert_kernel<__half><<<int(count), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p16, below, false);
+        PMX_CUDA_CHECK_LAUNCH();
+      }
+      if (used[2]) {
+        scales(c, P, count, tile_precision::bf16, d_amax, d_shift, sb16);
+        convert_kernel<__nv_bfloat16><<<int(count), threads_per_block, 0, s>>>(P, np_, T_, d_shift, pb16, below, false);
+        PMX_CUDA_CHECK_LAUNCH();
+      }
+      if (used[3]) {
+        scales(c, P, count, tile_precision::fp8, d_amax, d_shift, s8);
+        convert_kernel<__nv_fp8_e4m3><<<int(count), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p8, below, true);
+        PMX_CUDA_CHECK_LAUNCH();
+      }
+      for (int64_t j = k + 1; j < nt_; ++j) {
+        const int64_t bj = j - k - 1;
+        PMX_CUBLAS_CHECK(cublasSsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, int(T_), int(T_), &minus_one,
+                                     tile_ptr(j, k), int(np_), &one, tile_ptr(j, j), int(np_)));
+        for (int64_t i = j + 1; i < nt_; ++i) {
+          const int64_t bi = i - k - 1;
+          float* C = tile_ptr(i, j);
+          switch (map_.at(i, j)) {
+            case tile_precision::fp32:
+              PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, int(T_), int(T_), int(T_), &minus_one,
+                                           tile_ptr(i, k), int(np_), tile_ptr(j, k), int(np_), &one, C, int(np_)));
+              break;
+            case tile_precision::fp16:
+            case tile_precision::bf16: {
+              const bool half = map_.at(i, j) == tile_precision::fp16;
+              const std::vector<int>& sc = half ? s16 : sb16;
+              const float alpha = -std::ldexp(1.0f, -(sc[bi] + sc[bj]));
+              const void* base = half ? static_cast<const void*>(p16) : static_cast<const void*>(pb16);
+              const size_t elem = 2;
+              const char* b = static_cast<const char*>(base);
+              PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(T_), int(T_), int(T_), &alpha,
+                                            b + elem * size_t(bi * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
+                                            b + elem * size_t(bj * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
+                                            &one, C, CUDA_R_32F, int(np_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+              break;
+            }
+            case tile_precision::fp8: {
+              const float alpha = -std::ldexp(1.0f, -(s8[bi] + s8[bj]));
+              gemm8->run(alpha, p8 + size_t(bi * T_) * T_, p8 + size_t(bj * T_) * T_, C);
+              break;
+            }
+          }
+        }
+      }
+    }
+    PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+    // Only the factor (and the FP64 matrix) stay: the conversion panels and workspaces go.
+    std::vector<void*> keep;
+    for (void* p : owned_)
+      if (p == L_ || p == A_) keep.push_back(p);
+      else cudaFree(p);
+    owned_ = keep;
+  }
+
+  void release() {
+    for (void* p : owned_) cudaFree(p);
+    owned_.clear();
+  }
+
+  executor exec_;
+  int64_t n_, lda_;
+  double shift_;
+  tile_precision_map map_;
+  int64_t T_ = 0, nt_ = 0, np_ = 0;
+  float* L_ = nullptr;
+  const double* A_ = nullptr;
+  std::vector<void*> owned_;
+};
+
+}  // namespace
+
+std::unique_ptr<tile_cholesky::factor> tile_cholesky_factor(const executor& exec, int64_t n, const double* A,
+                                                            int64_t lda, double shift, const tile_precision_map& map) {
+  return std::make_unique<device_factor>(exec, n, A, lda, shift, map);
+}
+
+std::vector<double> tile_norms2(const executor& exec, const double* A, int64_t lda, int64_t n, int64_t tile,
+                                double shift) {
+  if (!detail::is_device_pointer(A)) return pmx::detail::tile_norms2_host(A, lda, n, tile, shift, exec.threads());
+  detail::cuda_scope scope(exec);
+  const int64_t nt = (n + tile - 1) / tile;
+  std::vector<void*> tmp;
+  std::vector<double> out(static_cast<size_t>(nt * nt));
+  try {
+    double* d = device_alloc<double>(tmp, size_t(nt * nt));
+    tile_norms2_kernel<<<int(nt * nt), threads_per_block, 0, scope.ctx.stream>>>(A, lda, n, tile, nt, shift, d);
+    PMX_CUDA_CHECK_LAUNCH();
+    PMX_CUDA_CHECK(cudaMemcpyAsync(out.data(), d, sizeof(double) * out.size(), cudaMemcpyDeviceToHost, scope.ctx.stream));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(scope.ctx.stream));
+  } catch (...) {
+    for (void* p : tmp) cudaFree(p);
+    throw;
+  }
+  for (void* p : tmp) cudaFree(p);
+  for (int64_t i = 0; i < nt; ++i)
+    for (int64_t j = i + 1; j < nt; ++j) out[i * nt + j] = 0;  // upper tiles: not computed
+  return out;
+}
+
+}  // namespace pmx::kernels::cuda
