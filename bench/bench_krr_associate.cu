@@ -6,7 +6,7 @@
 // effective rate n³/3 / time against the ~163 TFLOP/s per GH200 the KRR paper sustained.
 // K is a Gaussian kernel of clustered random points made on the device (no host copy of n² numbers).
 //   bench_krr_associate [--n 65536] [--traits 10] [--tile 2048] [--alpha 1] [--gamma G] [--dims 16]
-//                       [--tile-accuracy 1e-4] [--accuracy 1e-8] [--reps 3] [--skip-fp32]
+//                       [--tile-accuracy 1e-4] [--accuracy 1e-8] [--reps 3] [--skip-fp32] [--contiguous]
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -33,14 +33,17 @@ namespace {
     }                                                                                 \
   } while (0)
 
-// Points: cluster c = i % 16 around a centre, plus noise; X is n × d, row-major.
-__global__ void points_kernel(int64_t n, int d, float* X) {
+// Points: 16 clusters around random centres, plus noise; X is n × d, row-major. Sample i is in
+// cluster i % 16 (interleaved: every tile alike) or, `contiguous`, i·16/n (tiles between clusters
+// small, as in a kernel of samples sorted by population).
+__global__ void points_kernel(int64_t n, int d, bool contiguous, float* X) {
   for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < n * d; t += int64_t(gridDim.x) * blockDim.x) {
     const int64_t i = t / d, k = t % d;
     uint64_t h = (uint64_t(i) * 0x9e3779b97f4a7c15ull) ^ (uint64_t(k) * 0xbf58476d1ce4e5b9ull);
     h ^= h >> 31, h *= 0x94d049bb133111ebull, h ^= h >> 29;
     const double u = double(h >> 11) * 0x1.0p-53;
-    uint64_t c = (uint64_t(i % 16) * 0x9e3779b97f4a7c15ull) ^ (uint64_t(k) * 0xd1b54a32d192ed03ull);
+    const int64_t cluster = contiguous ? i * 16 / n : i % 16;
+    uint64_t c = (uint64_t(cluster) * 0x9e3779b97f4a7c15ull) ^ (uint64_t(k) * 0xd1b54a32d192ed03ull);
     c ^= c >> 31, c *= 0x94d049bb133111ebull, c ^= c >> 29;
     X[t] = float(2.0 * (double(c >> 11) * 0x1.0p-53) + 0.5 * (u - 0.5));
   }
@@ -110,7 +113,7 @@ int main(int argc, char** argv) {
   int64_t n = 65536, traits = 10, tile = 2048;
   int dims = 16, reps = 3;
   double alpha = 1, gamma = 0, tile_accuracy = 1e-4, accuracy = 1e-8;
-  bool skip_fp32 = false;
+  bool skip_fp32 = false, contiguous = false;
   for (int a = 1; a < argc; ++a) {
     const std::string k = argv[a];
     auto next = [&] { return std::string(a + 1 < argc ? argv[++a] : ""); };
@@ -124,6 +127,7 @@ int main(int argc, char** argv) {
     else if (k == "--accuracy") accuracy = std::stod(next());
     else if (k == "--reps") reps = std::stoi(next());
     else if (k == "--skip-fp32") skip_fp32 = true;
+    else if (k == "--contiguous") contiguous = true;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -137,7 +141,7 @@ int main(int argc, char** argv) {
   double* dK;
   CHECK(cudaMalloc(&dX, sizeof(float) * n * dims));
   CHECK(cudaMalloc(&dK, sizeof(double) * n * n));
-  points_kernel<<<4096, 256>>>(n, dims, dX);
+  points_kernel<<<4096, 256>>>(n, dims, contiguous, dX);
   kernel_matrix<<<65535, 256>>>(n, dims, dX, gamma, dK);
   CHECK(cudaDeviceSynchronize());
   cudaFree(dX);
@@ -155,8 +159,9 @@ int main(int argc, char** argv) {
     cudaFree(sums);
     a_norm = *std::max_element(h.begin(), h.end());
   }
-  std::printf("n %lld, traits %lld, tile %lld, gamma %.3g, alpha %.3g, tile accuracy %.1e, accuracy %.1e\n",
-              (long long)n, (long long)traits, (long long)tile, gamma, alpha, tile_accuracy, accuracy);
+  std::printf("n %lld, traits %lld, tile %lld, gamma %.3g, alpha %.3g, tile accuracy %.1e, accuracy %.1e, clusters %s\n",
+              (long long)n, (long long)traits, (long long)tile, gamma, alpha, tile_accuracy, accuracy,
+              contiguous ? "contiguous" : "interleaved");
 
   // ---- fp64: cuSOLVER Dpotrf + Dpotrs on a copy of K + αI
   std::vector<double> t64;
