@@ -43,11 +43,24 @@ __global__ void load_kernel(const double* A, int64_t lda, int64_t n, double shif
   }
 }
 
-// amax of each tile of a column of tiles: block b handles rows [b·T, (b+1)·T) × T columns.
+// Work on a column of tiles: blockIdx.x = tile (rows [b·T, (b+1)·T) of P), blockIdx.y = a slice of
+// its columns, so each tile spreads over many blocks.
+constexpr int slices = 64;
+
+__device__ inline void slice_range(int64_t T, int64_t& c0, int64_t& c1) {
+  const int64_t per = (T + gridDim.y - 1) / gridDim.y;
+  c0 = blockIdx.y * per;
+  c1 = min(T, c0 + per);
+}
+
+// amax of each tile (zeroed before): non-negative floats order as their bit patterns.
 __global__ void tile_amax_kernel(const float* P, int64_t ld, int64_t T, float* amax) {
   const float* tile = P + blockIdx.x * T;
+  int64_t c0, c1;
+  slice_range(T, c0, c1);
   float m = 0;
-  for (int64_t e = threadIdx.x; e < T * T; e += blockDim.x) m = fmaxf(m, fabsf(tile[(e / T) * ld + e % T]));
+  for (int64_t c = c0; c < c1; ++c)
+    for (int64_t r = threadIdx.x; r < T; r += blockDim.x) m = fmaxf(m, fabsf(tile[c * ld + r]));
   __shared__ float s[threads_per_block];
   s[threadIdx.x] = m;
   __syncthreads();
@@ -55,7 +68,7 @@ __global__ void tile_amax_kernel(const float* P, int64_t ld, int64_t T, float* a
     if (threadIdx.x < w) s[threadIdx.x] = fmaxf(s[threadIdx.x], s[threadIdx.x + w]);
     __syncthreads();
   }
-  if (threadIdx.x == 0) amax[blockIdx.x] = s[0];
+  if (threadIdx.x == 0) atomicMax(reinterpret_cast<int*>(amax) + blockIdx.x, __float_as_int(s[0]));
 }
 
 // x rounded to nearest even in Q (FP16, BF16, or FP8 E4M3 saturating: __NV_SATFINITE).
@@ -63,15 +76,24 @@ template <class Q>
 __device__ float round_as(float x) {
   return static_cast<float>(Q(x));
 }
-// Tiles of a column (block b: rows [b·T, (b+1)·T)) rounded in place to Q after scaling by 2^shift[b].
-template <class Q>
-__global__ void round_in_place_kernel(float* P, int64_t ld, int64_t T, const int* shift) {
+// Tiles of a column rounded in place, tile b to precision prec[b] (tile_precision) after scaling by
+// 2^shift[b] (FP32 tiles untouched).
+__global__ void round_in_place_kernel(float* P, int64_t ld, int64_t T, const int* shift, const uint8_t* prec) {
   float* tile = P + blockIdx.x * T;
   const int s = shift[blockIdx.x];
-  for (int64_t e = threadIdx.x; e < T * T; e += blockDim.x) {
-    float& v = tile[(e / T) * ld + e % T];
-    v = ldexpf(round_as<Q>(ldexpf(v, s)), -s);
-  }
+  const auto q = static_cast<tile_precision>(prec[blockIdx.x]);
+  if (q == tile_precision::fp32) return;
+  int64_t c0, c1;
+  slice_range(T, c0, c1);
+  for (int64_t c = c0; c < c1; ++c)
+    for (int64_t r = threadIdx.x; r < T; r += blockDim.x) {
+      float& v = tile[c * ld + r];
+      const float x = ldexpf(v, s);
+      const float y = q == tile_precision::fp16 ? round_as<__half>(x)
+                      : q == tile_precision::bf16 ? round_as<__nv_bfloat16>(x)
+                                                  : round_as<__nv_fp8_e4m3>(x);
+      v = ldexpf(y, -s);
+    }
 }
 
 // The panel's tiles, scaled by 2^shift[b], converted to Q: out column-major (rows × T, ld rows) or,
@@ -81,12 +103,15 @@ __global__ void convert_kernel(const float* P, int64_t ld, int64_t T, const int*
                                bool transposed) {
   const float* tile = P + blockIdx.x * T;
   const int s = shift[blockIdx.x];
-  for (int64_t e = threadIdx.x; e < T * T; e += blockDim.x) {
-    const int64_t c = e / T, r = e % T, row = blockIdx.x * T + r;
-    const Q q = Q(ldexpf(tile[c * ld + r], s));
-    if (transposed) out[row * T + c] = q;
-    else out[c * rows + row] = q;
-  }
+  int64_t c0, c1;
+  slice_range(T, c0, c1);
+  for (int64_t c = c0; c < c1; ++c)
+    for (int64_t r = threadIdx.x; r < T; r += blockDim.x) {
+      const int64_t row = blockIdx.x * T + r;
+      const Q q = Q(ldexpf(tile[c * ld + r], s));
+      if (transposed) out[row * T + c] = q;
+      else out[c * rows + row] = q;
+    }
 }
 __global__ void to_float_kernel(const double* B, int64_t ldb, int64_t n, int64_t np, int64_t m, float* X) {
   for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < np * m; t += int64_t(gridDim.x) * blockDim.x) {
@@ -303,15 +328,17 @@ class device_factor final : public tile_cholesky::factor {
 
   // Per-tile scale exponents of a column of `count` tiles starting at P (ld np), for precision q:
   // the host rule on the device amax (so every backend scales alike).
+  // `prec` (when not null) gives each tile's precision instead of q.
   void scales(detail::cuda_context& c, const float* P, int64_t count, tile_precision q, float* d_amax, int* d_shift,
-              std::vector<int>& shift) const {
-    tile_amax_kernel<<<int(count), threads_per_block, 0, c.stream>>>(P, np_, T_, d_amax);
+              std::vector<int>& shift, const tile_precision* prec = nullptr) const {
+    PMX_CUDA_CHECK(cudaMemsetAsync(d_amax, 0, sizeof(float) * size_t(count), c.stream));
+    tile_amax_kernel<<<dim3(unsigned(count), slices), threads_per_block, 0, c.stream>>>(P, np_, T_, d_amax);
     PMX_CUDA_CHECK_LAUNCH();
     std::vector<float> amax(static_cast<size_t>(count));
     PMX_CUDA_CHECK(cudaMemcpyAsync(amax.data(), d_amax, sizeof(float) * size_t(count), cudaMemcpyDeviceToHost, c.stream));
     PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
     shift.resize(static_cast<size_t>(count));
-    for (int64_t b = 0; b < count; ++b) shift[b] = detail::precision_scale_shift(amax[b], q);
+    for (int64_t b = 0; b < count; ++b) shift[b] = detail::precision_scale_shift(amax[b], prec ? prec[b] : q);
     PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, c.stream));
   }
 
@@ -324,18 +351,27 @@ class device_factor final : public tile_cholesky::factor {
     float* d_amax = device_alloc<float>(owned_, size_t(nt_));
     int* d_shift = device_alloc<int>(owned_, size_t(nt_));
     std::vector<int> shift;
-    // The matrix's own off-diagonal tiles, rounded to their precision (column by column, runs of
-    // one precision at a time).
-    for (int64_t j = 0; j < nt_; ++j)
-      for (int64_t i = j + 1; i < nt_; ++i) {
-        const tile_precision q = map_.at(i, j);
-        if (q == tile_precision::fp32) continue;
-        scales(c, tile_ptr(i, j), 1, q, d_amax, d_shift, shift);
-        if (q == tile_precision::fp16) round_in_place_kernel<__half><<<1, threads_per_block, 0, s>>>(tile_ptr(i, j), np_, T_, d_shift);
-        if (q == tile_precision::bf16) round_in_place_kernel<__nv_bfloat16><<<1, threads_per_block, 0, s>>>(tile_ptr(i, j), np_, T_, d_shift);
-        if (q == tile_precision::fp8) round_in_place_kernel<__nv_fp8_e4m3><<<1, threads_per_block, 0, s>>>(tile_ptr(i, j), np_, T_, d_shift);
-        PMX_CUDA_CHECK_LAUNCH();
+    // The matrix's own off-diagonal tiles, rounded to their precision: per column of tiles, one
+    // amax pass, the host's scale rule, one rounding pass.
+    uint8_t* d_prec = device_alloc<uint8_t>(owned_, size_t(nt_));
+    for (int64_t j = 0; j + 1 < nt_; ++j) {
+      const int64_t count = nt_ - j - 1;
+      std::vector<tile_precision> prec(static_cast<size_t>(count));
+      std::vector<uint8_t> code(static_cast<size_t>(count));
+      bool any = false;
+      for (int64_t b = 0; b < count; ++b) {
+        prec[b] = map_.at(j + 1 + b, j);
+        code[b] = static_cast<uint8_t>(prec[b]);
+        any = any || prec[b] != tile_precision::fp32;
       }
+      if (!any) continue;
+      scales(c, tile_ptr(j + 1, j), count, tile_precision::fp32, d_amax, d_shift, shift, prec.data());
+      PMX_CUDA_CHECK(cudaMemcpyAsync(d_prec, code.data(), size_t(count), cudaMemcpyHostToDevice, s));
+      round_in_place_kernel<<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(tile_ptr(j + 1, j), np_, T_,
+                                                                                         d_shift, d_prec);
+      PMX_CUDA_CHECK_LAUNCH();
+      PMX_CUDA_CHECK(cudaStreamSynchronize(s));  // code and shift are reused by the next column
+    }
     bool used[4] = {false, false, false, false};
     for (int64_t i = 0; i < nt_; ++i)
       for (int64_t j = 0; j < i; ++j) used[static_cast<int>(map_.at(i, j))] = true;
@@ -372,17 +408,17 @@ class device_factor final : public tile_cholesky::factor {
       // Converted panels: tile i of the panel starts at row (i − k − 1)·T.
       if (used[1]) {
         scales(c, P, count, tile_precision::fp16, d_amax, d_shift, s16);
-        convert_kernel<__half><<<int(count), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p16, below, false);
+        convert_kernel<__half><<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p16, below, false);
         PMX_CUDA_CHECK_LAUNCH();
       }
       if (used[2]) {
         scales(c, P, count, tile_precision::bf16, d_amax, d_shift, sb16);
-        convert_kernel<__nv_bfloat16><<<int(count), threads_per_block, 0, s>>>(P, np_, T_, d_shift, pb16, below, false);
+        convert_kernel<__nv_bfloat16><<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(P, np_, T_, d_shift, pb16, below, false);
         PMX_CUDA_CHECK_LAUNCH();
       }
       if (used[3]) {
         scales(c, P, count, tile_precision::fp8, d_amax, d_shift, s8);
-        convert_kernel<__nv_fp8_e4m3><<<int(count), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p8, below, true);
+        convert_kernel<__nv_fp8_e4m3><<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p8, below, true);
         PMX_CUDA_CHECK_LAUNCH();
       }
       for (int64_t j = k + 1; j < nt_; ++j) {
