@@ -7,11 +7,14 @@
 //   fp32      the tile Cholesky with every tile in FP32 (tile_cholesky.hpp),
 //   adaptive  the tile Cholesky with each off-diagonal tile at the least precise of FP8/BF16/FP16/
 //             FP32 the paper's rule allows for `tile_accuracy` (choose_tile_precisions),
-// both followed by classical iterative refinement in FP64 (residuals with the FP64 K) until the
-// normwise backward error max_c ‖r_c‖∞ / (‖A‖∞ ‖w_c‖∞ + ‖y_c‖∞) of A = K + αI is at most
-// `accuracy`. When the low-precision factor fails (not positive definite as rounded) or refinement
-// stops gaining (less than a halving over three steps, or `max_refinements` steps), the solve is
-// redone in FP64 and the reason recorded: never a worse answer in silence.
+// both followed by iterative refinement in FP64 (residuals with the FP64 K) until the normwise
+// backward error max_c ‖r_c‖∞ / (‖A‖∞ ‖w_c‖∞ + ‖y_c‖∞) of A = K + αI is at most `accuracy`:
+// classical steps (W += M⁻¹r) while each gains a factor 10, then (refinement `automatic`) GMRES-IR
+// steps, GMRES on M⁻¹A d = M⁻¹r in FP64 with the factor M = L Lᵀ as preconditioner, which converge
+// for a far less accurate factor (Carson & Higham 2018). When the low-precision factor fails (not
+// positive definite as rounded) or refinement stops gaining (less than a halving, twice, or
+// `max_refinements` steps), the solve is redone in FP64 and the reason recorded: never a worse
+// answer in silence.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,6 +27,10 @@
 namespace pmx {
 
 enum class solve_precision { fp64, fp32, adaptive };
+enum class refinement_method { automatic, classical, gmres };
+
+/// "auto", "classical", "gmres".
+const char* refinement_name(refinement_method m);
 
 /// "fp64", "fp32", "adaptive".
 const char* solve_precision_name(solve_precision p);
@@ -35,6 +42,9 @@ struct kernel_ridge_options {
   int64_t tile = 2048;          ///< tile rows (fp32, adaptive)
   tile_precision lowest = tile_precision::fp8;  ///< least precise format the rule may choose
   int max_refinements = 50;
+  refinement_method refinement = refinement_method::automatic;
+  double gmres_tolerance = 1e-6;  ///< relative decrease of each column's preconditioned residual per GMRES-IR step
+  int gmres_max_steps = 30;       ///< Krylov steps per GMRES-IR step at most
 };
 
 struct kernel_ridge_solution {
@@ -43,6 +53,7 @@ struct kernel_ridge_solution {
   solve_precision used = solve_precision::fp64;  ///< fp64 after a fallback
   tile_precision_map map;              ///< tiles of the low-precision factor (empty for fp64)
   int refinements = 0;                 ///< refinement steps taken
+  int gmres_steps = 0;                 ///< Krylov steps over all GMRES-IR steps
   double backward_error = 0;           ///< of the returned W
   std::string fallback;                ///< why the solve fell back to FP64 (empty: it did not)
 };

@@ -9,7 +9,7 @@ namespace {
 
 struct krr_cli {
   krr_analysis_options a;
-  std::string kernel = "gaussian", precision = "fp64", lowest = "fp8";
+  std::string kernel = "gaussian", precision = "fp64", lowest = "fp8", refinement = "auto";
 };
 
 tile_precision parse_lowest(const std::string& s) {
@@ -26,6 +26,9 @@ void run_krr(const common_options& o, const krr_cli& c, run_log& log) {
                       : c.precision == "adaptive" ? solve_precision::adaptive
                                                   : solve_precision::fp64;
   a.solve.lowest = parse_lowest(c.lowest);
+  a.solve.refinement = c.refinement == "classical" ? refinement_method::classical
+                       : c.refinement == "gmres"   ? refinement_method::gmres
+                                                   : refinement_method::automatic;
   check_krr_options(a);  // before reading anything
   forwarding_analysis_log<run_log> to_log(log);
   analysis_context ctx{.log = &to_log,
@@ -66,6 +69,9 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
       "  adaptive  off-diagonal tile (i,j) at the least precise of FP8 (E4M3) / BF16 / FP16 / FP32\n"
       "            with ||A_ij||_F NT / ||A||_F < --tile-accuracy / u, then FP64 refinement; a solve\n"
       "            that cannot reach --accuracy is redone in fp64, with a warning in the log.\n"
+      "  Refinement (--refinement): classical W += M^-1 r while each step gains 10x, then GMRES-IR\n"
+      "  (GMRES in FP64 preconditioned by the low-precision factor M), which copes with far less\n"
+      "  accurate factors (Carson & Higham).\n"
       "  On the CPU the low precisions are emulated (same numbers, no speed-up).\n"
       "Outputs: PREFIX.weights (FID IID W per phenotype), PREFIX.pred, PREFIX.eval (trait n mspe\n"
       "  pearson_r), PREFIX.precision (tile map of fp32/adaptive), PREFIX.log.\n"
@@ -89,6 +95,9 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--lowest-precision", c->lowest, "least precise tile format adaptive may use: fp8|bf16|fp16|fp32")
       ->check(CLI::IsMember({"fp8", "bf16", "fp16", "fp32"}));
   cmd->add_option("--tile", c->a.solve.tile, "tile rows of fp32/adaptive (default 2048)");
+  cmd->add_option("--refinement", c->refinement,
+                  "auto (default: classical steps while each gains 10x, then GMRES-IR) | classical | gmres")
+      ->check(CLI::IsMember({"auto", "classical", "gmres"}));
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) { run_krr(*opt, *c, log); });
   });

@@ -3,6 +3,7 @@
 #include "panoramix/kernel_ridge.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 
@@ -11,6 +12,12 @@
 
 namespace pmx {
 namespace {
+
+std::string sci(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2e", v);
+  return b;
+}
 
 // R = Y − (K + αI) W, all n × t column-major; K symmetric (row- or column-major alike).
 void residual(const executor& host, int64_t n, const double* K, double alpha, int64_t t, const double* W,
@@ -59,7 +66,90 @@ void solve_fp64(const executor& exec, int64_t n, const double* K, double alpha, 
   }
 }
 
+// One GMRES-IR correction: D ≈ A⁻¹R by GMRES on the left-preconditioned system M⁻¹A D = M⁻¹R
+// (M = L Lᵀ, the low-precision factor), all columns in lockstep so that each Krylov step is one
+// FP64 product A·V and one solve for the `t` columns together. Stops when every column's
+// preconditioned residual has fallen by `tau` or after `max_steps` steps. Returns the steps.
+int gmres_correction(const tile_cholesky& M, int64_t n, int64_t t, const double* R, double* D, double tau,
+                     int max_steps) {
+  const size_t nt = static_cast<size_t>(n * t);
+  std::vector<matrix_buffer<double>> V;
+  V.emplace_back(R, R + nt);
+  M.solve(V[0].data(), n, t);
+  const auto k = static_cast<size_t>(max_steps);
+  std::vector<double> beta(t), g(t * (k + 1), 0.0), cs(t * k), sn(t * k), H(t * (k + 1) * k, 0.0);
+  auto h = [&](int64_t c, size_t i, size_t j) -> double& { return H[(static_cast<size_t>(c) * (k + 1) + i) * k + j]; };
+  for (int64_t c = 0; c < t; ++c) {
+    double s2 = 0;
+    for (int64_t i = 0; i < n; ++i) s2 += V[0][c * n + i] * V[0][c * n + i];
+    beta[c] = std::sqrt(s2);
+    g[c * (k + 1)] = beta[c];
+    for (int64_t i = 0; i < n; ++i) V[0][c * n + i] = beta[c] > 0 ? V[0][c * n + i] / beta[c] : 0.0;
+  }
+  const matrix_buffer<double> zero(nt, 0.0);
+  matrix_buffer<double> U(nt);
+  size_t steps = 0;
+  for (size_t j = 0; j < k; ++j) {
+    M.residual(V[j].data(), zero.data(), U.data(), t);  // U = −A v_j
+    for (double& u : U) u = -u;
+    M.solve(U.data(), n, t);
+    V.emplace_back(nt);
+    bool done = true;
+    for (int64_t c = 0; c < t; ++c) {
+      double* u = U.data() + c * n;
+      for (size_t i = 0; i <= j; ++i) {  // modified Gram–Schmidt
+        const double* v = V[i].data() + c * n;
+        double d = 0;
+        for (int64_t r = 0; r < n; ++r) d += u[r] * v[r];
+        h(c, i, j) = d;
+        for (int64_t r = 0; r < n; ++r) u[r] -= d * v[r];
+      }
+      double s2 = 0;
+      for (int64_t r = 0; r < n; ++r) s2 += u[r] * u[r];
+      h(c, j + 1, j) = std::sqrt(s2);
+      double* next = V[j + 1].data() + c * n;
+      const double hn = h(c, j + 1, j);
+      for (int64_t r = 0; r < n; ++r) next[r] = hn > 0 ? u[r] / hn : 0.0;
+      for (size_t i = 0; i < j; ++i) {  // earlier rotations on the new column
+        const double a = h(c, i, j), b = h(c, i + 1, j);
+        h(c, i, j) = cs[c * k + i] * a + sn[c * k + i] * b;
+        h(c, i + 1, j) = -sn[c * k + i] * a + cs[c * k + i] * b;
+      }
+      const double a = h(c, j, j), b = h(c, j + 1, j), r = std::hypot(a, b);
+      cs[c * k + j] = r > 0 ? a / r : 1.0, sn[c * k + j] = r > 0 ? b / r : 0.0;
+      h(c, j, j) = r, h(c, j + 1, j) = 0;
+      g[c * (k + 1) + j + 1] = -sn[c * k + j] * g[c * (k + 1) + j];
+      g[c * (k + 1) + j] = cs[c * k + j] * g[c * (k + 1) + j];
+      done = done && (beta[c] == 0 || std::fabs(g[c * (k + 1) + j + 1]) <= tau * beta[c]);
+    }
+    steps = j + 1;
+    if (done) break;
+  }
+  // y = H⁻¹ g (upper triangular, steps × steps) per column; D = V y.
+  std::fill(D, D + nt, 0.0);
+  for (int64_t c = 0; c < t; ++c) {
+    std::vector<double> y(steps);
+    for (size_t i = steps; i-- > 0;) {
+      double v = g[c * (k + 1) + i];
+      for (size_t l = i + 1; l < steps; ++l) v -= h(c, i, l) * y[l];
+      y[i] = h(c, i, i) != 0 ? v / h(c, i, i) : 0.0;
+    }
+    for (size_t i = 0; i < steps; ++i)
+      for (int64_t r = 0; r < n; ++r) D[c * n + r] += y[i] * V[i][c * n + r];
+  }
+  return static_cast<int>(steps);
+}
+
 }  // namespace
+
+const char* refinement_name(refinement_method m) {
+  switch (m) {
+    case refinement_method::automatic: return "auto";
+    case refinement_method::classical: return "classical";
+    case refinement_method::gmres: return "gmres";
+  }
+  return "?";
+}
 
 const char* solve_precision_name(solve_precision p) {
   switch (p) {
@@ -77,6 +167,8 @@ void check_kernel_ridge_options(const kernel_ridge_options& o) {
     throw input_error("--tile-accuracy must be in (0, 1) (got " + std::to_string(o.tile_accuracy) + ")");
   if (o.tile < 16) throw input_error("--tile must be at least 16 rows (got " + std::to_string(o.tile) + ")");
   if (o.max_refinements < 1) throw input_error("refinement steps must be at least 1");
+  if (!(o.gmres_tolerance > 0 && o.gmres_tolerance < 1) || o.gmres_max_steps < 1)
+    throw input_error("GMRES: tolerance in (0, 1) and at least 1 step");
 }
 
 double kernel_ridge_backward_error(const executor& exec, int64_t n, const double* K, double alpha, int64_t traits,
@@ -122,23 +214,34 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
   const double a_norm_tiles = factor->norm_inf();
   factor->solve(s.W.data(), n, traits);
   matrix_buffer<double> D(static_cast<size_t>(n * traits));
-  double previous[3] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
-                        std::numeric_limits<double>::infinity()};
+  // Classical refinement while each step gains a factor 10 at least; beyond, GMRES-IR steps (the
+  // factor as a preconditioner), which converge for far larger κ(A)·ε of the factor.
+  bool gmres = opt.refinement == refinement_method::gmres;
+  double last = std::numeric_limits<double>::infinity();
+  int slow = 0;
   for (int step = 0;; ++step) {
     factor->residual(s.W.data(), Y, R.data(), traits);
     s.backward_error = backward_error(n, traits, a_norm_tiles, s.W.data(), Y, R.data());
     if (!std::isfinite(s.backward_error)) return finish_fp64("refinement met a non-finite residual");
     if (s.backward_error <= opt.accuracy) return s;
     if (step >= opt.max_refinements)
-      return finish_fp64("refinement did not reach the backward error " + std::to_string(opt.accuracy) + " in " +
-                         std::to_string(opt.max_refinements) + " steps (reached " +
-                         std::to_string(s.backward_error) + ")");
-    if (step >= 3 && s.backward_error > 0.5 * previous[0])
-      return finish_fp64("refinement stagnated at backward error " + std::to_string(s.backward_error) +
-                         " above " + std::to_string(opt.accuracy) + " (the factor is too inaccurate for this matrix)");
-    previous[0] = previous[1], previous[1] = previous[2], previous[2] = s.backward_error;
-    std::copy_n(R.data(), n * traits, D.data());
-    factor->solve(D.data(), n, traits);
+      return finish_fp64("refinement did not reach the backward error " + sci(opt.accuracy) + " in " +
+                         std::to_string(opt.max_refinements) + " steps (reached " + sci(s.backward_error) + ")");
+    if (step > 0 && s.backward_error > 0.1 * last) {
+      if (!gmres && opt.refinement == refinement_method::automatic) {
+        gmres = true;
+      } else if (s.backward_error > 0.5 * last && ++slow >= 2) {
+        return finish_fp64("refinement stagnated at backward error " + sci(s.backward_error) + " above " +
+                           sci(opt.accuracy) + " (the factor is too inaccurate for this matrix)");
+      }
+    }
+    last = s.backward_error;
+    if (gmres) {
+      s.gmres_steps += gmres_correction(*factor, n, traits, R.data(), D.data(), opt.gmres_tolerance, opt.gmres_max_steps);
+    } else {
+      std::copy_n(R.data(), n * traits, D.data());
+      factor->solve(D.data(), n, traits);
+    }
     for (int64_t i = 0; i < n * traits; ++i) s.W[i] += D[i];
     s.refinements = step + 1;
   }

@@ -193,7 +193,8 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
            std::to_string(s.map.count(tile_precision::fp32)) + " fp32, " + std::to_string(s.map.count(tile_precision::fp16)) +
            " fp16, " + std::to_string(s.map.count(tile_precision::bf16)) + " bf16, " +
            std::to_string(s.map.count(tile_precision::fp8)) + " fp8), " + std::to_string(s.refinements) +
-           " refinement step(s)";
+           " refinement step(s)" +
+           (s.gmres_steps ? " with " + std::to_string(s.gmres_steps) + " GMRES-IR Krylov steps" : std::string());
   }
   log.message("(K + alpha I) W = Y, alpha " + num(opt.alpha) + ", " + std::to_string(t) + " phenotype(s): " + how +
               "; backward error " + num(s.backward_error));
