@@ -62,8 +62,8 @@ struct kernel_ridge_solution {
 void check_kernel_ridge_options(const kernel_ridge_options& opt);
 
 /// Solves (K + αI) W = Y. K: n × n symmetric, row-major (or column-major: the same), not changed;
-/// host memory (device memory also on cuda for fp32/adaptive, whose FP64 fallback then needs it
-/// on the host); Y: n × traits, column-major, host memory. Throws numeric_error when K + αI is not
+/// host memory, or device memory on cuda for fp32/adaptive (their FP64 fallback then factorises a
+/// device copy); Y: n × traits, column-major, host memory. Throws numeric_error when K + αI is not
 /// positive definite in FP64.
 kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const double* K, double alpha,
                                          int64_t traits, const double* Y, const kernel_ridge_options& opt);

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -73,6 +74,31 @@ inline void cholesky_cases(const executor& e) {
 
 /// Eigenpairs of a known spectrum (clear gaps, then a repeated eigenvalue) against the spectrum,
 /// the defining equations and the reference.
+// (A + shift·I) X = B with A left unchanged, against cholesky_solve on A + shift·I added by hand.
+inline void shifted_cholesky_cases(const executor& e) {
+  for (int64_t n : {int64_t{1}, int64_t{40}})
+    for (double shift : {0.0, 0.3}) {
+      const int64_t ld = n + 3, m = 2;
+      std::vector<double> lambda(n);
+      for (int64_t i = 0; i < n; ++i) lambda[i] = 0.1 + static_cast<double>(i) / 7.0;
+      const auto A = with_ld(test::matrix_with_spectrum(lambda, 11 + n), n, n, ld);
+      auto A_shifted = A;
+      for (int64_t i = 0; i < n; ++i) A_shifted[i * ld + i] += shift;
+      std::vector<double> B(static_cast<size_t>(ld * m)), Br;
+      for (size_t k = 0; k < B.size(); ++k) B[k] = std::cos(double(k));
+      Br = B;
+      const auto A_before = A;
+      const double logdet = shifted_cholesky_solve(e, n, A.data(), ld, shift, m, B.data(), ld);
+      const double logdet_r = cholesky_solve(executor::reference(), n, A_shifted.data(), ld, m, Br.data(), ld);
+      const std::string what = tag(e, "shifted Cholesky n = " + std::to_string(n));
+      EXPECT_EQ(std::memcmp(A.data(), A_before.data(), sizeof(double) * A.size()), 0) << what << ": A changed";
+      EXPECT_NEAR(logdet, logdet_r, 1e-12 * std::fabs(logdet_r) + 1e-14) << what;
+      for (int64_t c = 0; c < m; ++c)
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_NEAR(B[c * ld + i], Br[c * ld + i], 1e-11 * std::fabs(Br[c * ld + i]) + 1e-13) << what;
+    }
+}
+
 inline void eigen_cases(const executor& e) {
   for (int64_t n : {int64_t{1}, int64_t{6}, int64_t{40}}) {
     std::vector<double> lambda(n);
@@ -198,6 +224,7 @@ inline void gemm_cases(const executor& e) {
 }
 
 inline void every_case(const executor& e) {
+  shifted_cholesky_cases(e);
   cholesky_cases(e);
   if (::testing::Test::HasFatalFailure()) return;
   eigen_cases(e);

@@ -26,6 +26,29 @@ std::vector<double> spd(int64_t n, uint64_t seed) {
   return test::matrix_with_spectrum(lambda, seed);
 }
 
+TEST(CudaDenseLinalg, ShiftedCholeskyOfADeviceMatrixLeavesItUnchanged) {
+  PMX_REQUIRE_GPU();
+#ifdef PMX_HAVE_CUDA
+  const executor gpu(backend::cuda, 2);
+  const int64_t n = 257, m = 2;
+  const auto A = spd(n, 9);
+  std::vector<double> B(n * m), Bh;
+  for (size_t k = 0; k < B.size(); ++k) B[k] = std::sin(double(k));
+  Bh = B;
+  double* dA = nullptr;
+  ASSERT_EQ(cudaMalloc(&dA, sizeof(double) * n * n), cudaSuccess);
+  cudaMemcpy(dA, A.data(), sizeof(double) * n * n, cudaMemcpyHostToDevice);
+  const double d = shifted_cholesky_solve(gpu, n, dA, n, 0.7, m, B.data(), n);
+  const double dh = shifted_cholesky_solve(executor(backend::cpu, 2), n, A.data(), n, 0.7, m, Bh.data(), n);
+  std::vector<double> back(n * n);
+  cudaMemcpy(back.data(), dA, sizeof(double) * n * n, cudaMemcpyDeviceToHost);
+  cudaFree(dA);
+  EXPECT_EQ(back, A) << "the device matrix changed";
+  EXPECT_NEAR(d, dh, 1e-11 * std::fabs(dh));
+  for (int64_t i = 0; i < n * m; ++i) EXPECT_NEAR(B[i], Bh[i], 1e-10 * (std::fabs(Bh[i]) + 1)) << i;
+#endif
+}
+
 TEST(CudaDenseLinalg, EveryCaseMatchesOraclesAndReference) {
   PMX_REQUIRE_GPU();
   cases::every_case(executor(backend::cuda, 2));

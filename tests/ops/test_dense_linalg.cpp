@@ -8,6 +8,7 @@ using namespace pmx;
 namespace cases = pmx::dense_linalg_cases;
 
 TEST(DenseLinalg, ReferenceCholeskyMatchesLongDoubleElimination) { cases::cholesky_cases(executor::reference()); }
+TEST(DenseLinalg, ReferenceShiftedCholesky) { cases::shifted_cholesky_cases(executor::reference()); }
 TEST(DenseLinalg, ReferenceEigenpairsOfKnownSpectra) { cases::eigen_cases(executor::reference()); }
 TEST(DenseLinalg, ReferenceOrthonormalize) { cases::orthonormalize_cases(executor::reference()); }
 TEST(DenseLinalg, ReferenceGemmMatchesLongDouble) { cases::gemm_cases(executor::reference()); }

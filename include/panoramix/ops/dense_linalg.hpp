@@ -25,6 +25,11 @@ namespace pmx {
 double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, int64_t m, double* B,
                       int64_t ldb);
 
+/// Solves (A + shift·I) X = B like cholesky_solve, but leaves A unchanged: a copy is factorised
+/// (on cuda a device copy, for A in host or device memory; n×n more doubles on the device).
+double shifted_cholesky_solve(const executor& exec, int64_t n, const double* A, int64_t lda, double shift, int64_t m,
+                              double* B, int64_t ldb);
+
 /// Eigenpairs of symmetric A (n × n, lda; destroyed, as above). Returns the `count` largest eigenvalues in
 /// descending order in values[0..count) and, when `vectors` is not null, the matching unit
 /// eigenvectors as the columns of `vectors` (n × count, leading dimension ldv). count = n gives

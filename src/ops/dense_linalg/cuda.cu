@@ -49,17 +49,17 @@ int read_info(cudaStream_t stream, const int* d_info) {
 
 }  // namespace
 
-double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, int64_t m, double* B,
-                      int64_t ldb) {
-  detail::cuda_scope scope(exec);
+namespace {
+
+__global__ void add_to_diagonal(double* A, int64_t lda, int64_t n, double shift) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    A[i * lda + i] += shift;
+}
+
+// Factorises the device matrix dA (destroyed) and solves for B (host or device) in place.
+double factor_and_solve(const executor& exec, detail::cuda_scope& scope, solver_call& call, int64_t n, double* dA,
+                        int64_t lda, int64_t m, double* B, int64_t ldb, bool b_host) {
   cudaStream_t s = scope.ctx.stream;
-  solver_call call(scope.ctx);
-  const bool a_host = !detail::is_device_pointer(A), b_host = m > 0 && !detail::is_device_pointer(B);
-  detail::check_device_fits(exec, scope.ctx,
-             sizeof(double) * (a_host ? static_cast<size_t>(lda * n) : 0) +
-                 sizeof(double) * (b_host ? static_cast<size_t>(ldb * m) : 0),
-             "Cholesky solve");
-  double* dA = device_operand(call, s, A, lda, n, n, true);
   double* dB = m > 0 ? device_operand(call, s, B, ldb, n, m, true) : nullptr;
   int* d_info = static_cast<int*>(call.alloc(sizeof(int)));
   size_t dev_bytes = 0, host_bytes = 0;
@@ -90,6 +90,38 @@ double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, i
   double logdet = 0.0;
   for (double d : diag) logdet += std::log(d);
   return 2.0 * logdet;
+}
+
+}  // namespace
+
+double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, int64_t m, double* B,
+                      int64_t ldb) {
+  detail::cuda_scope scope(exec);
+  solver_call call(scope.ctx);
+  const bool a_host = !detail::is_device_pointer(A), b_host = m > 0 && !detail::is_device_pointer(B);
+  detail::check_device_fits(exec, scope.ctx,
+             sizeof(double) * (a_host ? static_cast<size_t>(lda * n) : 0) +
+                 sizeof(double) * (b_host ? static_cast<size_t>(ldb * m) : 0),
+             "Cholesky solve");
+  double* dA = device_operand(call, scope.ctx.stream, A, lda, n, n, true);
+  return factor_and_solve(exec, scope, call, n, dA, lda, m, B, ldb, b_host);
+}
+
+double shifted_cholesky_solve(const executor& exec, int64_t n, const double* A, int64_t lda, double shift, int64_t m,
+                              double* B, int64_t ldb) {
+  detail::cuda_scope scope(exec);
+  cudaStream_t s = scope.ctx.stream;
+  solver_call call(scope.ctx);
+  const bool b_host = m > 0 && !detail::is_device_pointer(B);
+  detail::check_device_fits(exec, scope.ctx,
+                            sizeof(double) * static_cast<size_t>(lda * n) +
+                                sizeof(double) * (b_host ? static_cast<size_t>(ldb * m) : 0),
+                            "Cholesky solve");
+  auto* dA = static_cast<double*>(call.alloc(sizeof(double) * static_cast<size_t>(lda * n)));
+  PMX_CUDA_CHECK(cudaMemcpyAsync(dA, A, sizeof(double) * static_cast<size_t>(lda * n), cudaMemcpyDefault, s));
+  add_to_diagonal<<<static_cast<int>(std::min<int64_t>((n + 255) / 256, 4096)), 256, 0, s>>>(dA, lda, n, shift);
+  PMX_CUDA_CHECK_LAUNCH();
+  return factor_and_solve(exec, scope, call, n, dA, lda, m, B, ldb, b_host);
 }
 
 void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, int64_t count, double* values,

@@ -7,6 +7,9 @@ namespace pmx::kernels::cuda {
 double cholesky_solve(const executor&, int64_t, double*, int64_t, int64_t, double*, int64_t) {
   throw unsupported_error("Cholesky solve: the CUDA backend is not compiled in (use --device cpu)");
 }
+double shifted_cholesky_solve(const executor&, int64_t, const double*, int64_t, double, int64_t, double*, int64_t) {
+  throw unsupported_error("Cholesky solve: the CUDA backend is not compiled in (use --device cpu)");
+}
 void symmetric_eigen(const executor&, int64_t, double*, int64_t, int64_t, double*, double*, int64_t) {
   throw unsupported_error("eigendecomposition: the CUDA backend is not compiled in (use --device cpu)");
 }

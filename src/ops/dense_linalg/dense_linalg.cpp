@@ -2,6 +2,8 @@
 #include "panoramix/ops/dense_linalg.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "ops/dense_linalg/kernels.hpp"
 #include "panoramix/error.hpp"
@@ -21,6 +23,19 @@ double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, i
     case backend::cuda: return kernels::cuda::cholesky_solve(exec, n, A, lda, m, B, ldb);
   }
   return 0.0;
+}
+
+double shifted_cholesky_solve(const executor& exec, int64_t n, const double* A, int64_t lda, double shift, int64_t m,
+                              double* B, int64_t ldb) {
+  PMX_EXPECTS(n >= 0 && m >= 0 && lda >= std::max<int64_t>(n, 1), "matrix sizes");
+  PMX_EXPECTS(std::isfinite(shift), "finite shift");
+  if (n == 0) return 0.0;
+  PMX_EXPECTS(A && (m == 0 || B), "operands are null");
+  if (exec.kind() == backend::cuda) return kernels::cuda::shifted_cholesky_solve(exec, n, A, lda, shift, m, B, ldb);
+  std::vector<double> copy(static_cast<size_t>(n * n));  // host memory on the host backends
+  for (int64_t c = 0; c < n; ++c)
+    for (int64_t r = 0; r < n; ++r) copy[c * n + r] = A[c * lda + r] + (r == c ? shift : 0.0);
+  return cholesky_solve(exec, n, copy.data(), n, m, B, ldb);
 }
 
 void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, int64_t count,

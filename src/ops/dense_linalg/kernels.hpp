@@ -17,7 +17,11 @@ namespace pmx::kernels {
                   int64_t ldb, double beta, double* C, int64_t ldc)
 namespace reference { PMX_DENSE_LINALG_KERNELS; PMX_DENSE_LINALG_HOST_KERNELS; }  // plain loops
 namespace cpu { PMX_DENSE_LINALG_KERNELS; PMX_DENSE_LINALG_HOST_KERNELS; }        // LAPACK, BLAS
-namespace cuda { PMX_DENSE_LINALG_KERNELS; }  // cuSOLVER (cuda.cu, or cuda_stub.cpp)
+namespace cuda {  // cuSOLVER (cuda.cu, or cuda_stub.cpp)
+PMX_DENSE_LINALG_KERNELS;
+double shifted_cholesky_solve(const executor& exec, int64_t n, const double* A, int64_t lda, double shift, int64_t m,
+                              double* B, int64_t ldb);
+}  // namespace cuda
 #undef PMX_DENSE_LINALG_KERNELS
 #undef PMX_DENSE_LINALG_HOST_KERNELS
 }  // namespace pmx::kernels

@@ -56,11 +56,8 @@ double backward_error(int64_t n, int64_t t, double a_norm, const double* W, cons
 }
 
 void solve_fp64(const executor& exec, int64_t n, const double* K, double alpha, int64_t t, double* W) {
-  matrix_buffer<double> A(static_cast<size_t>(n * n));
-  std::copy_n(K, n * n, A.data());
-  for (int64_t i = 0; i < n; ++i) A[i * n + i] += alpha;
   try {
-    cholesky_solve(exec, n, A.data(), n, t, W, n);
+    shifted_cholesky_solve(exec, n, K, n, alpha, t, W, n);  // K stays as it is (host or device memory)
   } catch (const numeric_error& e) {
     throw numeric_error(std::string("K + alpha I is not positive definite (raise --alpha): ") + e.what());
   }
@@ -189,13 +186,21 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
   s.n = n, s.traits = traits;
   s.W.assign(Y, Y + n * traits);
   matrix_buffer<double> R(static_cast<size_t>(n * traits));
+  std::unique_ptr<tile_cholesky> factor;
+  // FP64 solve; its backward error through the factor's FP64 products once one exists (they read K
+  // where it lives, host or device), else on the host.
   auto finish_fp64 = [&](std::string why) {
     s.used = solve_precision::fp64;
     s.fallback = std::move(why);
     s.W.assign(Y, Y + n * traits);
     solve_fp64(exec, n, K, alpha, traits, s.W.data());
-    residual(host, n, K, alpha, traits, s.W.data(), Y, R.data());
-    s.backward_error = backward_error(n, traits, norm_inf(host, n, K, alpha), s.W.data(), Y, R.data());
+    if (factor) {
+      factor->residual(s.W.data(), Y, R.data(), traits);
+      s.backward_error = backward_error(n, traits, factor->norm_inf(), s.W.data(), Y, R.data());
+    } else {
+      residual(host, n, K, alpha, traits, s.W.data(), Y, R.data());
+      s.backward_error = backward_error(n, traits, norm_inf(host, n, K, alpha), s.W.data(), Y, R.data());
+    }
     return s;
   };
   if (opt.precision == solve_precision::fp64) return finish_fp64("");
@@ -205,7 +210,6 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
   s.map = opt.precision == solve_precision::adaptive
               ? choose_tile_precisions(exec, K, n, n, alpha, opt.tile, opt.tile_accuracy, opt.lowest)
               : tile_precision_map::uniform(n, opt.tile);
-  std::unique_ptr<tile_cholesky> factor;
   try {
     factor = std::make_unique<tile_cholesky>(exec, n, K, n, alpha, s.map);
   } catch (const numeric_error& e) {
