@@ -7,6 +7,10 @@
 // K is a Gaussian kernel of clustered random points made on the device (no host copy of n² numbers).
 //   bench_krr_associate [--n 65536] [--traits 10] [--tile 2048] [--alpha 1] [--gamma G] [--dims 16]
 //                       [--tile-accuracy 1e-4] [--accuracy 1e-8] [--reps 3] [--skip-fp32] [--contiguous]
+#include <execinfo.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -107,9 +111,18 @@ double backward_error(cublasHandle_t h, int64_t n, const double* dK, double alph
   return worst;
 }
 
+// A crash prints where it happened (the bench is linked with -rdynamic for the names).
+void on_crash(int sig) {
+  void* frames[64];
+  const int count = backtrace(frames, 64);
+  backtrace_symbols_fd(frames, count, STDERR_FILENO);
+  _exit(128 + sig);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::signal(SIGSEGV, on_crash);
   int64_t n = 65536, traits = 10, tile = 2048;
   int dims = 16, reps = 3;
   double alpha = 1, gamma = 0, tile_accuracy = 1e-4, accuracy = 1e-8;
