@@ -96,6 +96,22 @@ inline void shifted_cholesky_cases(const executor& e) {
       for (int64_t c = 0; c < m; ++c)
         for (int64_t i = 0; i < n; ++i)
           ASSERT_NEAR(B[c * ld + i], Br[c * ld + i], 1e-11 * std::fabs(Br[c * ld + i]) + 1e-13) << what;
+      // The residual of that solution is rounding; against a long-double product for a random W.
+      std::vector<double> W(static_cast<size_t>(n * m)), Y(W.size()), R(W.size());
+      for (size_t k = 0; k < W.size(); ++k) W[k] = std::sin(1.0 + double(k)), Y[k] = std::cos(2.0 * double(k));
+      shifted_residual(e, n, A.data(), ld, shift, m, W.data(), Y.data(), R.data());
+      long double worst_row = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        long double row = 0;
+        for (int64_t j = 0; j < n; ++j) row += fabsl((long double)A[j * ld + i] + (i == j ? shift : 0.0));
+        worst_row = std::max(worst_row, row);
+        for (int64_t c = 0; c < m; ++c) {
+          long double want = Y[c * n + i] - (long double)shift * W[c * n + i];
+          for (int64_t j = 0; j < n; ++j) want -= (long double)A[j * ld + i] * W[c * n + j];
+          EXPECT_NEAR(R[c * n + i], double(want), 1e-13 * (1 + double(fabsl(want)))) << what << " residual";
+        }
+      }
+      EXPECT_NEAR(shifted_norm_inf(e, n, A.data(), ld, shift), double(worst_row), 1e-13 * double(worst_row)) << what;
     }
 }
 

@@ -40,6 +40,13 @@ TEST(CudaDenseLinalg, ShiftedCholeskyOfADeviceMatrixLeavesItUnchanged) {
   cudaMemcpy(dA, A.data(), sizeof(double) * n * n, cudaMemcpyHostToDevice);
   const double d = shifted_cholesky_solve(gpu, n, dA, n, 0.7, m, B.data(), n);
   const double dh = shifted_cholesky_solve(executor(backend::cpu, 2), n, A.data(), n, 0.7, m, Bh.data(), n);
+  // Residual and norm of the device matrix equal the host ones.
+  std::vector<double> Rd(n * m), Rh(n * m);
+  shifted_residual(gpu, n, dA, n, 0.7, m, B.data(), Bh.data(), Rd.data());
+  shifted_residual(executor(backend::cpu, 2), n, A.data(), n, 0.7, m, B.data(), Bh.data(), Rh.data());
+  for (int64_t i = 0; i < n * m; ++i) EXPECT_NEAR(Rd[i], Rh[i], 1e-12 * (std::fabs(Rh[i]) + 1)) << "residual " << i;
+  const double nd = shifted_norm_inf(gpu, n, dA, n, 0.7), nh = shifted_norm_inf(executor(backend::cpu, 2), n, A.data(), n, 0.7);
+  EXPECT_NEAR(nd, nh, 1e-13 * nh);
   std::vector<double> back(n * n);
   cudaMemcpy(back.data(), dA, sizeof(double) * n * n, cudaMemcpyDeviceToHost);
   cudaFree(dA);

@@ -30,6 +30,15 @@ double cholesky_solve(const executor& exec, int64_t n, double* A, int64_t lda, i
 double shifted_cholesky_solve(const executor& exec, int64_t n, const double* A, int64_t lda, double shift, int64_t m,
                               double* B, int64_t ldb);
 
+/// R = Y − (A + shift·I) W for symmetric A (n × n, lda; host memory, or device memory on cuda,
+/// where the product runs on the GPU) and W, Y, R n × m column-major with leading dimension n in
+/// host memory. Every entry of A is read.
+void shifted_residual(const executor& exec, int64_t n, const double* A, int64_t lda, double shift, int64_t m,
+                      const double* W, const double* Y, double* R);
+
+/// ‖A + shift·I‖∞, the largest absolute row sum of symmetric A (host memory, or device memory on cuda).
+double shifted_norm_inf(const executor& exec, int64_t n, const double* A, int64_t lda, double shift);
+
 /// Eigenpairs of symmetric A (n × n, lda; destroyed, as above). Returns the `count` largest eigenvalues in
 /// descending order in values[0..count) and, when `vectors` is not null, the matching unit
 /// eigenvectors as the columns of `vectors` (n × count, leading dimension ldv). count = n gives

@@ -124,6 +124,52 @@ double shifted_cholesky_solve(const executor& exec, int64_t n, const double* A, 
   return factor_and_solve(exec, scope, call, n, dA, lda, m, B, ldb, b_host);
 }
 
+namespace {
+
+__global__ void row_abs_sums(const double* A, int64_t lda, int64_t n, double shift, double* out) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    double s = 0;
+    for (int64_t j = 0; j < n; ++j) s += fabs(A[i * lda + j] + (i == j ? shift : 0.0));
+    out[i] = s;
+  }
+}
+
+}  // namespace
+
+bool is_device_memory(const void* p) { return detail::is_device_pointer(p); }
+
+void shifted_residual(const executor& exec, int64_t n, const double* A, int64_t lda, double shift, int64_t m,
+                      const double* W, const double* Y, double* R) {
+  detail::cuda_scope scope(exec);
+  cudaStream_t s = scope.ctx.stream;
+  solver_call call(scope.ctx);  // owns the two n × m buffers
+  auto* dW = static_cast<double*>(call.alloc(sizeof(double) * static_cast<size_t>(n * m)));
+  auto* dR = static_cast<double*>(call.alloc(sizeof(double) * static_cast<size_t>(n * m)));
+  PMX_CUDA_CHECK(cudaMemcpyAsync(dW, W, sizeof(double) * static_cast<size_t>(n * m), cudaMemcpyHostToDevice, s));
+  PMX_CUDA_CHECK(cudaMemcpyAsync(dR, Y, sizeof(double) * static_cast<size_t>(n * m), cudaMemcpyHostToDevice, s));
+  const double minus_one = -1.0, one = 1.0, minus_shift = -shift;
+  PMX_CUBLAS_CHECK(cublasSetStream(scope.ctx.blas, s));
+  PMX_CUBLAS_CHECK(cublasDgemm(scope.ctx.blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+                               static_cast<int>(n), &minus_one, A, static_cast<int>(lda), dW, static_cast<int>(n), &one,
+                               dR, static_cast<int>(n)));
+  PMX_CUBLAS_CHECK(cublasDaxpy(scope.ctx.blas, static_cast<int>(n * m), &minus_shift, dW, 1, dR, 1));
+  PMX_CUDA_CHECK(cudaMemcpyAsync(R, dR, sizeof(double) * static_cast<size_t>(n * m), cudaMemcpyDeviceToHost, s));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+double shifted_norm_inf(const executor& exec, int64_t n, const double* A, int64_t lda, double shift) {
+  detail::cuda_scope scope(exec);
+  cudaStream_t s = scope.ctx.stream;
+  solver_call call(scope.ctx);
+  auto* d = static_cast<double*>(call.alloc(sizeof(double) * static_cast<size_t>(n)));
+  row_abs_sums<<<static_cast<int>(std::min<int64_t>((n + 255) / 256, 4096)), 256, 0, s>>>(A, lda, n, shift, d);
+  PMX_CUDA_CHECK_LAUNCH();
+  std::vector<double> sums(static_cast<size_t>(n));
+  PMX_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d, sizeof(double) * static_cast<size_t>(n), cudaMemcpyDeviceToHost, s));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+  return *std::max_element(sums.begin(), sums.end());
+}
+
 void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, int64_t count, double* values,
                      double* vectors, int64_t ldv) {
   detail::cuda_scope scope(exec);

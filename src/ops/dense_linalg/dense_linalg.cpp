@@ -38,6 +38,33 @@ double shifted_cholesky_solve(const executor& exec, int64_t n, const double* A, 
   return cholesky_solve(exec, n, copy.data(), n, m, B, ldb);
 }
 
+void shifted_residual(const executor& exec, int64_t n, const double* A, int64_t lda, double shift, int64_t m,
+                      const double* W, const double* Y, double* R) {
+  PMX_EXPECTS(n >= 0 && m >= 0 && lda >= std::max<int64_t>(n, 1), "matrix sizes");
+  if (n == 0 || m == 0) return;
+  PMX_EXPECTS(A && W && Y && R, "operands are null");
+  if (exec.kind() == backend::cuda && kernels::cuda::is_device_memory(A))
+    return kernels::cuda::shifted_residual(exec, n, A, lda, shift, m, W, Y, R);
+  const executor host = exec.kind() == backend::cuda ? exec.host() : exec;
+  std::copy_n(Y, n * m, R);
+  dense_gemm(host, false, false, n, m, n, -1.0, A, lda, W, n, 1.0, R, n);
+  for (int64_t i = 0; i < n * m; ++i) R[i] -= shift * W[i];
+}
+
+double shifted_norm_inf(const executor& exec, int64_t n, const double* A, int64_t lda, double shift) {
+  PMX_EXPECTS(n >= 0 && lda >= std::max<int64_t>(n, 1) && (n == 0 || A), "matrix sizes");
+  if (exec.kind() == backend::cuda && n > 0 && kernels::cuda::is_device_memory(A))
+    return kernels::cuda::shifted_norm_inf(exec, n, A, lda, shift);
+  double worst = 0;
+#pragma omp parallel for reduction(max : worst) num_threads(exec.threads())
+  for (int64_t i = 0; i < n; ++i) {
+    double s = 0;  // row i = column i (symmetric)
+    for (int64_t j = 0; j < n; ++j) s += std::fabs(A[i * lda + j] + (i == j ? shift : 0.0));
+    worst = std::max(worst, s);
+  }
+  return worst;
+}
+
 void symmetric_eigen(const executor& exec, int64_t n, double* A, int64_t lda, int64_t count,
                      double* values, double* vectors, int64_t ldv) {
   PMX_EXPECTS(n >= 0 && count >= 0 && count <= n, "need 0 <= count <= n");

@@ -21,6 +21,12 @@ namespace cuda {  // cuSOLVER (cuda.cu, or cuda_stub.cpp)
 PMX_DENSE_LINALG_KERNELS;
 double shifted_cholesky_solve(const executor& exec, int64_t n, const double* A, int64_t lda, double shift, int64_t m,
                               double* B, int64_t ldb);
+/// For A in device memory (host A goes to the host kernels).
+void shifted_residual(const executor& exec, int64_t n, const double* A, int64_t lda, double shift, int64_t m,
+                      const double* W, const double* Y, double* R);
+double shifted_norm_inf(const executor& exec, int64_t n, const double* A, int64_t lda, double shift);
+/// Whether p is device memory (false without the CUDA backend).
+bool is_device_memory(const void* p);
 }  // namespace cuda
 #undef PMX_DENSE_LINALG_KERNELS
 #undef PMX_DENSE_LINALG_HOST_KERNELS

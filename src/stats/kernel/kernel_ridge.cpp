@@ -19,29 +19,9 @@ std::string sci(double v) {
   return b;
 }
 
-// R = Y − (K + αI) W, all n × t column-major; K symmetric (row- or column-major alike).
-void residual(const executor& host, int64_t n, const double* K, double alpha, int64_t t, const double* W,
-              const double* Y, double* R) {
-  std::copy_n(Y, n * t, R);
-  dense_gemm(host, false, false, n, t, n, -1.0, K, n, W, n, 1.0, R, n);
-  for (int64_t i = 0; i < n * t; ++i) R[i] -= alpha * W[i];
-}
-
 double max_abs(const double* x, int64_t n) {
   double m = 0;
   for (int64_t i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i]));
-  return m;
-}
-
-// ‖K + αI‖∞ (max absolute row sum).
-double norm_inf(const executor& host, int64_t n, const double* K, double alpha) {
-  double m = 0;
-#pragma omp parallel for reduction(max : m) num_threads(host.threads())
-  for (int64_t i = 0; i < n; ++i) {
-    double s = 0;
-    for (int64_t j = 0; j < n; ++j) s += std::fabs(K[i * n + j] + (i == j ? alpha : 0.0));
-    m = std::max(m, s);
-  }
   return m;
 }
 
@@ -170,10 +150,9 @@ void check_kernel_ridge_options(const kernel_ridge_options& o) {
 
 double kernel_ridge_backward_error(const executor& exec, int64_t n, const double* K, double alpha, int64_t traits,
                                    const double* W, const double* Y) {
-  const executor host = exec.host();
   matrix_buffer<double> R(static_cast<size_t>(n * traits));
-  residual(host, n, K, alpha, traits, W, Y, R.data());
-  return backward_error(n, traits, norm_inf(host, n, K, alpha), W, Y, R.data());
+  shifted_residual(exec, n, K, n, alpha, traits, W, Y, R.data());
+  return backward_error(n, traits, shifted_norm_inf(exec, n, K, n, alpha), W, Y, R.data());
 }
 
 kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const double* K, double alpha,
@@ -181,26 +160,19 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
   check_kernel_ridge_options(opt);
   PMX_EXPECTS(n > 0 && traits > 0 && K && Y, "kernel ridge: empty system");
   PMX_EXPECTS(alpha >= 0 && std::isfinite(alpha), "alpha must be finite and >= 0");
-  const executor host = exec.host();
   kernel_ridge_solution s;
   s.n = n, s.traits = traits;
   s.W.assign(Y, Y + n * traits);
   matrix_buffer<double> R(static_cast<size_t>(n * traits));
   std::unique_ptr<tile_cholesky> factor;
-  // FP64 solve; its backward error through the factor's FP64 products once one exists (they read K
-  // where it lives, host or device), else on the host.
+  // FP64 solve and its backward error, K read where it lives (host, or device on cuda).
   auto finish_fp64 = [&](std::string why) {
     s.used = solve_precision::fp64;
     s.fallback = std::move(why);
     s.W.assign(Y, Y + n * traits);
     solve_fp64(exec, n, K, alpha, traits, s.W.data());
-    if (factor) {
-      factor->residual(s.W.data(), Y, R.data(), traits);
-      s.backward_error = backward_error(n, traits, factor->norm_inf(), s.W.data(), Y, R.data());
-    } else {
-      residual(host, n, K, alpha, traits, s.W.data(), Y, R.data());
-      s.backward_error = backward_error(n, traits, norm_inf(host, n, K, alpha), s.W.data(), Y, R.data());
-    }
+    shifted_residual(exec, n, K, n, alpha, traits, s.W.data(), Y, R.data());
+    s.backward_error = backward_error(n, traits, shifted_norm_inf(exec, n, K, n, alpha), s.W.data(), Y, R.data());
     return s;
   };
   if (opt.precision == solve_precision::fp64) return finish_fp64("");

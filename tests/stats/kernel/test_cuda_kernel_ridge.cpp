@@ -55,6 +55,17 @@ TEST(CudaKernelRidge, HostAndDeviceKernelsMatchCpu) {
       EXPECT_LT(std::sqrt(num / den), 1e3 * 1e-11) << what;  // both within κ·accuracy of the solution
     }
   }
+  // A factor that is not positive definite as rounded: the fp64 fallback reads the device K there.
+  std::vector<double> lambda2(n);
+  for (int64_t i = 0; i < n; ++i) lambda2[i] = 100 * std::pow(1e4, -double(i) / double(n - 1));
+  const std::vector<double> K2 = matrix_with_spectrum(lambda2, 3);
+  cudaMemcpy(dK, K2.data(), sizeof(double) * n * n, cudaMemcpyHostToDevice);
+  kernel_ridge_options o;
+  o.precision = solve_precision::adaptive, o.tile = 32, o.tile_accuracy = 0.5, o.accuracy = 1e-11;
+  const auto r = solve_kernel_ridge(executor(backend::cuda, 2), n, dK, 1e-3, t, Y.data(), o);
+  EXPECT_NE(r.fallback.find("factorisation failed"), std::string::npos) << r.fallback;
+  EXPECT_EQ(r.used, solve_precision::fp64);
+  EXPECT_LE(r.backward_error, 1e-14);
   cudaFree(dK);
 #endif
 }
