@@ -7,6 +7,7 @@
 // K is a Gaussian kernel of clustered random points made on the device (no host copy of n² numbers).
 //   bench_krr_associate [--n 65536] [--traits 10] [--tile 2048] [--alpha 1] [--gamma G] [--dims 16]
 //                       [--tile-accuracy 1e-4] [--accuracy 1e-8] [--reps 3] [--skip-fp32] [--contiguous]
+//                       [--refinement auto|classical|gmres]
 #include <execinfo.h>
 #include <unistd.h>
 
@@ -127,6 +128,7 @@ int main(int argc, char** argv) {
   int dims = 16, reps = 3;
   double alpha = 1, gamma = 0, tile_accuracy = 1e-4, accuracy = 1e-8;
   bool skip_fp32 = false, contiguous = false;
+  std::string refinement = "auto";
   for (int a = 1; a < argc; ++a) {
     const std::string k = argv[a];
     auto next = [&] { return std::string(a + 1 < argc ? argv[++a] : ""); };
@@ -141,6 +143,7 @@ int main(int argc, char** argv) {
     else if (k == "--reps") reps = std::stoi(next());
     else if (k == "--skip-fp32") skip_fp32 = true;
     else if (k == "--contiguous") contiguous = true;
+    else if (k == "--refinement") refinement = next();
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -218,6 +221,9 @@ int main(int argc, char** argv) {
     o.tile = tile;
     o.tile_accuracy = tile_accuracy;
     o.accuracy = accuracy;
+    o.refinement = refinement == "classical" ? refinement_method::classical
+                   : refinement == "gmres"   ? refinement_method::gmres
+                                             : refinement_method::automatic;
     std::vector<double> times;
     kernel_ridge_solution s;
     for (int r = -1; r < reps; ++r) {  // r = -1: warm-up (handles, workspaces), not timed
@@ -235,6 +241,7 @@ int main(int argc, char** argv) {
     double num = 0, den = 0;
     for (int64_t i = 0; i < n * traits; ++i) num += (s.W[i] - W64[i]) * (s.W[i] - W64[i]), den += W64[i] * W64[i];
     std::printf("          ||W - W64||_F / ||W64||_F = %.2e\n", std::sqrt(num / den));
+    for (const auto& [name, sec] : s.stage_seconds) std::printf("          %-32s %8.3f s\n", name.c_str(), sec);
   }
   std::printf("fp64      %8.3f s  (cuSOLVER Dpotrf + Dpotrs, median of %d)  backward error %.2e\n", median(t64), reps,
               backward_error(blas, n, dK, alpha, a_norm, traits, W64, Y));

@@ -18,6 +18,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "panoramix/executor.hpp"
@@ -56,6 +57,8 @@ struct kernel_ridge_solution {
   int gmres_steps = 0;                 ///< Krylov steps over all GMRES-IR steps
   double backward_error = 0;           ///< of the returned W
   std::string fallback;                ///< why the solve fell back to FP64 (empty: it did not)
+  /// Wall seconds: precision map, the factorisation's stages (tile_cholesky), refinement, fp64.
+  std::vector<std::pair<std::string, double>> stage_seconds;
 };
 
 /// Checks the options (named input_errors: accuracy, tile accuracy, tile size, refinement cap).

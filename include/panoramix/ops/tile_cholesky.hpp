@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "panoramix/executor.hpp"
@@ -82,6 +83,9 @@ class tile_cholesky {
 
   int64_t n() const;
   const tile_precision_map& map() const;
+  /// Wall seconds of the factorisation's stages (cuda: loading and rounding, diagonal factors,
+  /// panel solves, conversions, trailing updates; the host backends: one stage).
+  const std::vector<std::pair<std::string, double>>& stage_seconds() const;
 
   /// Backend state (defined by each backend).
   class factor;

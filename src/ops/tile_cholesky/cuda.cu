@@ -15,6 +15,7 @@
 #include <cuda_fp8.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -344,6 +345,17 @@ class device_factor final : public tile_cholesky::factor {
 
   void factorise(detail::cuda_context& c) {
     cudaStream_t s = c.stream;
+    // Stage timing: the stream is drained at each stage boundary (a few syncs per tile step).
+    auto mark = std::chrono::steady_clock::now();
+    auto stage = [&](const char* name) {
+      PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+      const auto now = std::chrono::steady_clock::now();
+      const double sec = std::chrono::duration<double>(now - mark).count();
+      mark = now;
+      for (auto& [n, t] : stages)
+        if (n == name) return void(t += sec);
+      stages.emplace_back(name, sec);
+    };
     cublasHandle_t h = c.blas;
     PMX_CUBLAS_CHECK(cublasSetStream(h, s));
     load_kernel<<<blocks_for(np_ * np_), threads_per_block, 0, s>>>(A_, lda_, n_, shift_, L_, np_);
@@ -372,6 +384,7 @@ class device_factor final : public tile_cholesky::factor {
       PMX_CUDA_CHECK_LAUNCH();
       PMX_CUDA_CHECK(cudaStreamSynchronize(s));  // code and shift are reused by the next column
     }
+    stage("load and round");
     bool used[4] = {false, false, false, false};
     for (int64_t i = 0; i < nt_; ++i)
       for (int64_t j = 0; j < i; ++j) used[static_cast<int>(map_.at(i, j))] = true;
@@ -398,12 +411,14 @@ class device_factor final : public tile_cholesky::factor {
       int info = 0;
       PMX_CUDA_CHECK(cudaMemcpyAsync(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost, s));
       PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+      stage("diagonal factors");
       if (info > 0) detail::throw_not_positive_definite(k * T_ + info - 1, T_, n_);
       if (info < 0) throw logic_error("cusolverDnXpotrf: argument " + std::to_string(-info) + " invalid");
       const int64_t below = np_ - (k + 1) * T_, count = nt_ - k - 1;
       if (below == 0) break;
       PMX_CUBLAS_CHECK(cublasStrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT,
                                    int(below), int(T_), &one, tile_ptr(k, k), int(np_), tile_ptr(k + 1, k), int(np_)));
+      stage("panel solves");
       const float* P = tile_ptr(k + 1, k);
       // Converted panels: tile i of the panel starts at row (i − k − 1)·T.
       if (used[1]) {
@@ -421,6 +436,7 @@ class device_factor final : public tile_cholesky::factor {
         convert_kernel<__nv_fp8_e4m3><<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p8, below, true);
         PMX_CUDA_CHECK_LAUNCH();
       }
+      stage("conversions");
       for (int64_t j = k + 1; j < nt_; ++j) {
         const int64_t bj = j - k - 1;
         PMX_CUBLAS_CHECK(cublasSsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, int(T_), int(T_), &minus_one,
@@ -455,6 +471,7 @@ class device_factor final : public tile_cholesky::factor {
           }
         }
       }
+      stage("trailing updates");
     }
     PMX_CUDA_CHECK(cudaStreamSynchronize(s));
     // Only the factor (and the FP64 matrix) stay: the conversion panels and workspaces go.

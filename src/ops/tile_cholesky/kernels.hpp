@@ -17,6 +17,7 @@ class tile_cholesky::factor {
   virtual void solve(double* B, int64_t ldb, int64_t m) const = 0;
   virtual void residual(const double* W, const double* Y, double* R, int64_t m) const = 0;
   virtual double norm_inf() const = 0;
+  std::vector<std::pair<std::string, double>> stages;  ///< filled by the factorisation
 };
 
 namespace detail {

@@ -3,6 +3,7 @@
 #include "panoramix/ops/tile_cholesky.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -202,8 +203,10 @@ class host_factor final : public tile_cholesky::factor {
   host_factor(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
               const tile_precision_map& map, host_factor_fn factorise, host_solve_fn solve)
       : exec_(exec), n_(n), A_(A), lda_(lda), shift_(shift), solve_(solve), L_(static_cast<size_t>(n * n)) {
+    const auto t0 = std::chrono::steady_clock::now();
     load_rounded(A, lda, shift, map, L_.data(), exec.threads());
     factorise(exec, map, L_.data());
+    stages.emplace_back("factorisation", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   void solve(double* B, int64_t ldb, int64_t m) const override { solve_(exec_, n_, L_.data(), B, ldb, m); }
   void residual(const double* W, const double* Y, double* R, int64_t m) const override {
@@ -270,5 +273,6 @@ void tile_cholesky::residual(const double* W, const double* Y, double* R, int64_
 double tile_cholesky::norm_inf() const { return f_->norm_inf(); }
 int64_t tile_cholesky::n() const { return map_.n; }
 const tile_precision_map& tile_cholesky::map() const { return map_; }
+const std::vector<std::pair<std::string, double>>& tile_cholesky::stage_seconds() const { return f_->stages; }
 
 }  // namespace pmx

@@ -3,6 +3,7 @@
 #include "panoramix/kernel_ridge.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cmath>
 #include <limits>
@@ -166,13 +167,24 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
   matrix_buffer<double> R(static_cast<size_t>(n * traits));
   std::unique_ptr<tile_cholesky> factor;
   // FP64 solve and its backward error, K read where it lives (host, or device on cuda).
+  auto clock = std::chrono::steady_clock::now();
+  auto lap = [&](const std::string& name) {  // time since the last lap, added to `name`
+    const auto now = std::chrono::steady_clock::now();
+    const double sec = std::chrono::duration<double>(now - clock).count();
+    clock = now;
+    for (auto& [n2, t] : s.stage_seconds)
+      if (n2 == name) return void(t += sec);
+    s.stage_seconds.emplace_back(name, sec);
+  };
   auto finish_fp64 = [&](std::string why) {
+    lap(s.stage_seconds.empty() ? "setup" : "low precision, discarded");
     s.used = solve_precision::fp64;
     s.fallback = std::move(why);
     s.W.assign(Y, Y + n * traits);
     solve_fp64(exec, n, K, alpha, traits, s.W.data());
     shifted_residual(exec, n, K, n, alpha, traits, s.W.data(), Y, R.data());
     s.backward_error = backward_error(n, traits, shifted_norm_inf(exec, n, K, n, alpha), s.W.data(), Y, R.data());
+    lap("fp64 Cholesky");
     return s;
   };
   if (opt.precision == solve_precision::fp64) return finish_fp64("");
@@ -182,8 +194,11 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
   s.map = opt.precision == solve_precision::adaptive
               ? choose_tile_precisions(exec, K, n, n, alpha, opt.tile, opt.tile_accuracy, opt.lowest)
               : tile_precision_map::uniform(n, opt.tile);
+  lap("precision map");
   try {
     factor = std::make_unique<tile_cholesky>(exec, n, K, n, alpha, s.map);
+    for (const auto& [name, sec] : factor->stage_seconds()) s.stage_seconds.emplace_back("factor: " + name, sec);
+    clock = std::chrono::steady_clock::now();
   } catch (const numeric_error& e) {
     return finish_fp64(std::string("the low-precision factorisation failed (") + e.what() + ")");
   }
@@ -199,7 +214,10 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
     factor->residual(s.W.data(), Y, R.data(), traits);
     s.backward_error = backward_error(n, traits, a_norm_tiles, s.W.data(), Y, R.data());
     if (!std::isfinite(s.backward_error)) return finish_fp64("refinement met a non-finite residual");
-    if (s.backward_error <= opt.accuracy) return s;
+    if (s.backward_error <= opt.accuracy) {
+      lap("refinement");
+      return s;
+    }
     if (step >= opt.max_refinements)
       return finish_fp64("refinement did not reach the backward error " + sci(opt.accuracy) + " in " +
                          std::to_string(opt.max_refinements) + " steps (reached " + sci(s.backward_error) + ")");

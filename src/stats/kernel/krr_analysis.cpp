@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <memory>
-#include <unordered_map>
 
 #include "core/number_text.hpp"
 #include "panoramix/allele_frequencies.hpp"
@@ -12,47 +11,20 @@
 #include "panoramix/grm.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
 #include "panoramix/phenotypes.hpp"
+#include "stats/kernel/training_records.hpp"
 
 namespace pmx {
 namespace {
 
 std::string num(double v) { return detail::number_text(v, 6, "NA"); }
 
-std::vector<std::string> ids(const genotype_source& s, bool fid) {
-  std::vector<std::string> v;
-  for (int64_t i = 0; i < s.n_samples(); ++i) v.push_back(fid ? s.sample(i).fid : s.sample(i).iid);
-  return v;
-}
+// Shared with rr (stats/kernel/training_records.hpp).
+using detail::matched_columns;
+using detail::match_columns;
 
 // TEST restricted to the training variants (by ID), then checked to be the same variants.
 std::unique_ptr<plink_fileset> open_test(const krr_analysis_options& opt, const genotype_source& train) {
-  auto test = std::make_unique<plink_fileset>(opt.predict);
-  std::unordered_map<std::string, int64_t> wanted;
-  for (int64_t j = 0; j < train.n_variants(); ++j) wanted.emplace(train.variant(j).id, j);
-  test->filter_variants([&](const variant_record& v) { return wanted.count(v.id) > 0; });
-  check_same_variants(train, *test);
-  return test;
-}
-
-// Columns of a phenotype/covariate table matched to the samples (fid, iid): values[column][sample].
-struct matched_columns {
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> values;
-};
-
-matched_columns match_columns(const phenotype_table& t, const std::vector<std::string>& wanted, bool all,
-                              const std::string& what, const std::vector<std::string>& fid,
-                              const std::vector<std::string>& iid) {
-  std::vector<int64_t> cols;
-  if (all)
-    for (int64_t j = 0; j < static_cast<int64_t>(t.names.size()); ++j) cols.push_back(j);
-  for (const auto& name : wanted) cols.push_back(t.column(name, what));
-  matched_columns m;
-  for (int64_t j : cols) {
-    m.names.push_back(t.names[j]);
-    m.values.push_back(match_column(t, j, fid, iid, nullptr));
-  }
-  return m;
+  return detail::open_test_fileset(opt.predict, train);
 }
 
 }  // namespace
@@ -83,45 +55,20 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   krr_analysis r;
   r.n_variants = m;
 
-  // ---- phenotypes and covariates of the training samples
-  const std::vector<std::string> fid = ids(*train, true), iid = ids(*train, false);
-  const phenotype_table pt = read_phenotype_table(opt.pheno, "--pheno");
-  const matched_columns ph = match_columns(pt, opt.pheno_names, opt.all_pheno, "--pheno", fid, iid);
-  if (ph.values.empty()) throw input_error("--pheno " + opt.pheno + ": no phenotype column");
-  matched_columns cv;
-  std::unique_ptr<phenotype_table> ct;
-  if (!opt.covar.empty()) {
-    ct = std::make_unique<phenotype_table>(read_phenotype_table(opt.covar, "--covar"));
-    cv = match_columns(*ct, opt.covar_names, opt.covar_names.empty(), "--covar", fid, iid);
-  }
-  std::vector<int64_t> fitted;
-  for (int64_t i = 0; i < n_train; ++i) {
-    bool ok = true;
-    for (const auto& v : ph.values) ok = ok && !std::isnan(v[i]);
-    for (const auto& v : cv.values) ok = ok && !std::isnan(v[i]);
-    if (ok) fitted.push_back(i);
-  }
-  const int64_t n = static_cast<int64_t>(fitted.size()), t = static_cast<int64_t>(ph.values.size());
-  log.message("--pheno " + opt.pheno + ": " + std::to_string(t) + " phenotype(s); " + std::to_string(n) + " of the " +
-              std::to_string(n_train) + " training samples have every phenotype" +
-              (cv.values.empty() ? "" : " and covariate") + " and are fitted");
-  if (n < 2) throw input_error("--pheno " + opt.pheno + ": fewer than 2 training samples have every phenotype");
+  // ---- phenotypes and covariates of the training samples (shared with rr: training_records.hpp)
+  const std::vector<std::string> fid = detail::sample_ids(*train, true), iid = detail::sample_ids(*train, false);
+  detail::training_records tr = detail::read_training_records(
+      {opt.pheno, opt.pheno_names, opt.all_pheno, opt.covar, opt.covar_names}, fid, iid, log);
+  const phenotype_table& pt = tr.pheno;
+  const matched_columns& ph = tr.phenotypes;
+  const matched_columns& cv = tr.covariates;
+  const std::unique_ptr<phenotype_table>& ct = tr.covar;
+  const std::vector<int64_t>& fitted = tr.fitted;
+  const int64_t n = tr.n(), t = tr.traits();
   r.traits = ph.names;
   for (int64_t i : fitted) r.train_fid.push_back(fid[i]), r.train_iid.push_back(iid[i]);
-  matrix_buffer<double> Y(static_cast<size_t>(n * t));
-  for (int64_t c = 0; c < t; ++c) {
-    double mean = 0, ss = 0;
-    for (int64_t i : fitted) mean += ph.values[c][i];
-    mean /= double(n);
-    for (int64_t k = 0; k < n; ++k) {
-      Y[c * n + k] = ph.values[c][fitted[k]] - mean;
-      ss += Y[c * n + k] * Y[c * n + k];
-    }
-    if (!(ss > 0))
-      throw input_error("--pheno " + opt.pheno + ": phenotype '" + ph.names[c] + "' has no variance among the " +
-                        std::to_string(n) + " fitted training samples");
-    r.trait_means.push_back(mean);
-  }
+  matrix_buffer<double>& Y = tr.Y;
+  r.trait_means = tr.means;
 
   // ---- TEST and the genotypes of the one Gram matrix
   std::unique_ptr<plink_fileset> test;
@@ -145,14 +92,9 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   if (nc > 0) {
     std::vector<std::vector<double>> test_cov;
     if (test) test_cov = match_columns(*ct, opt.covar_names, opt.covar_names.empty(), "--covar", r.test_fid, r.test_iid).values;
+    const detail::covariate_scaling sc = detail::scale_covariates(tr, opt.covar);
     for (int64_t k = 0; k < nc; ++k) {
-      double mean = 0, ss = 0;
-      for (int64_t i : fitted) mean += cv.values[k][i];
-      mean /= double(n);
-      for (int64_t i : fitted) ss += (cv.values[k][i] - mean) * (cv.values[k][i] - mean);
-      const double sd = std::sqrt(ss / double(n - 1));
-      if (!(sd > 0))
-        throw input_error("--covar " + opt.covar + ": covariate '" + cv.names[k] + "' has no variance among the fitted samples");
+      const double mean = sc.mean[k], sd = sc.sd[k];
       for (int64_t i = 0; i < n_train; ++i) cov[i * nc + k] = (cv.values[k][i] - mean) / sd;
       for (int64_t i = 0; i < n_test; ++i) cov[(n_train + i) * nc + k] = (test_cov[k][i] - mean) / sd;
     }
@@ -183,19 +125,12 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   log.begin("associate");
   r.solution = solve_kernel_ridge(exec, n, K.data(), opt.alpha, t, Y.data(), opt.solve);
   log.end();
+  for (const auto& [name, seconds] : r.solution.stage_seconds) log.substage(name, seconds);
   const auto& s = r.solution;
   if (!s.fallback.empty())
     log.message("Warning: " + std::string(solve_precision_name(opt.solve.precision)) + " solve fell back to fp64: " +
                 s.fallback);
-  std::string how = std::string(solve_precision_name(s.used)) + " Cholesky";
-  if (s.used != solve_precision::fp64) {
-    how += " in tiles of " + std::to_string(opt.solve.tile) + " (off-diagonal tiles: " +
-           std::to_string(s.map.count(tile_precision::fp32)) + " fp32, " + std::to_string(s.map.count(tile_precision::fp16)) +
-           " fp16, " + std::to_string(s.map.count(tile_precision::bf16)) + " bf16, " +
-           std::to_string(s.map.count(tile_precision::fp8)) + " fp8), " + std::to_string(s.refinements) +
-           " refinement step(s)" +
-           (s.gmres_steps ? " with " + std::to_string(s.gmres_steps) + " GMRES-IR Krylov steps" : std::string());
-  }
+  const std::string how = detail::describe_solve(s, opt.solve);
   log.message("(K + alpha I) W = Y, alpha " + num(opt.alpha) + ", " + std::to_string(t) + " phenotype(s): " + how +
               "; backward error " + num(s.backward_error));
 
