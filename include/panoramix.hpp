@@ -26,6 +26,7 @@
 #include "panoramix/kernel_matrix.hpp"
 #include "panoramix/kernel_ridge.hpp"
 #include "panoramix/krr_analysis.hpp"
+#include "panoramix/krr_cross_validation.hpp"
 #include "panoramix/krr_files.hpp"
 #include "panoramix/ld.hpp"
 #include "panoramix/ld_files.hpp"

@@ -12,13 +12,16 @@
 //    where TEST samples have phenotypes in --pheno: MSPE and Pearson r per phenotype.
 // Writing the results is formats' job (krr_files.hpp).
 #pragma once
+#include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "panoramix/analysis_context.hpp"
 #include "panoramix/kernel_matrix.hpp"
 #include "panoramix/kernel_ridge.hpp"
+#include "panoramix/krr_cross_validation.hpp"
 #include "panoramix/plink_files.hpp"
 
 namespace pmx {
@@ -33,8 +36,11 @@ struct krr_analysis_options {
   std::string covar;                     ///< covariate file (Gaussian kernel only)
   std::vector<std::string> covar_names;  ///< its columns; empty: all
   kernel_type kernel = kernel_type::gaussian;
-  double gamma = 0;  ///< Gaussian bandwidth (> 0)
-  double alpha = 0;  ///< ridge (>= 0)
+  double gamma = 0;            ///< Gaussian bandwidth (> 0; 0: not given, then --cv's grid)
+  double alpha = std::nan("");  ///< ridge (>= 0; NaN: not given, then --cv's grid)
+  /// Cross-validation (folds 0: none): each phenotype then gets the (γ, α) of least CV MSPE; an
+  /// empty grid takes the given γ or α alone.
+  krr_cv_options cv{.folds = 0, .gamma_grid = {}, .alpha_grid = {}, .seed = 1};
   std::string predict;  ///< TEST fileset prefix; empty: no prediction
   kernel_ridge_options solve;
 };
@@ -48,6 +54,8 @@ struct krr_analysis {
   matrix_buffer<double> predictions;    ///< test samples × traits, column-major
   std::vector<prediction_accuracy> accuracy;  ///< per trait, over TEST samples with a phenotype
   int64_t n_variants = 0;
+  std::vector<double> gamma, alpha;     ///< per trait, as used (given or chosen by CV)
+  std::optional<krr_cv_result> cv;      ///< when cross-validated
 };
 
 /// Throws input_error for options out of range or excluding each other (no file needed).

@@ -4,6 +4,8 @@
 //                     predicting; NA where a TEST sample lacks a covariate
 //   PREFIX.eval       trait n mspe pearson_r (header; one line per phenotype), when TEST samples
 //                     have phenotypes
+//   PREFIX.cv         trait gamma alpha n mspe pearson_r chosen (header; every trait × grid point),
+//                     with --cv
 //   PREFIX.precision  the tile precision map of a fp32/adaptive solve: a comment line, then row i
 //                     of tiles lists the precisions of tiles (i, 0..i) (diagonal tiles fp32)
 // Numbers are %.17g, NA for NaN.

@@ -73,6 +73,10 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
       "  (GMRES in FP64 preconditioned by the low-precision factor M), which copes with far less\n"
       "  accurate factors (Carson & Higham).\n"
       "  On the CPU the low precisions are emulated (same numbers, no speed-up).\n"
+      "--cv K: the fitted samples dealt into K folds (seeded shuffle); for every (gamma, alpha) of\n"
+      "  --gamma-grid x --alpha-grid each fold is predicted from the others (phenotypes centred on\n"
+      "  them); each phenotype is then fitted with its (gamma, alpha) of least pooled CV MSPE.\n"
+      "  PREFIX.cv: trait gamma alpha n mspe pearson_r chosen (one line per trait and grid point).\n"
       "Outputs: PREFIX.weights (FID IID W per phenotype), PREFIX.pred, PREFIX.eval (trait n mspe\n"
       "  pearson_r), PREFIX.precision (tile map of fp32/adaptive), PREFIX.log.\n"
       "Example: panoramix krr --bfile train --pheno y.txt --all-pheno --gamma 1e-4 --alpha 1\n"
@@ -86,7 +90,11 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
       ->delimiter(',');
   cmd->add_option("--kernel", c->kernel, "gaussian|ibs (default gaussian)")->check(CLI::IsMember({"gaussian", "ibs"}));
   cmd->add_option("--gamma", c->a.gamma, "Gaussian kernel bandwidth (> 0)");
-  cmd->add_option("--alpha", c->a.alpha, "ridge added to the diagonal (>= 0)")->required();
+  cmd->add_option("--alpha", c->a.alpha, "ridge added to the diagonal (>= 0)");
+  cmd->add_option("--cv", c->a.cv.folds, "K-fold cross-validation of (gamma, alpha) per phenotype (K >= 2) -> PREFIX.cv");
+  cmd->add_option("--gamma-grid", c->a.cv.gamma_grid, "--cv: gammas to try (G1,G2,...; default --gamma)")->delimiter(',');
+  cmd->add_option("--alpha-grid", c->a.cv.alpha_grid, "--cv: alphas to try (A1,A2,...; default --alpha)")->delimiter(',');
+  cmd->add_option("--cv-seed", c->a.cv.seed, "--cv: seed of the fold assignment (default 1)");
   cmd->add_option("--predict", c->a.predict, "TEST fileset PREFIX to predict");
   cmd->add_option("--precision", c->precision, "fp64|fp32|adaptive (default fp64)")
       ->check(CLI::IsMember({"fp64", "fp32", "adaptive"}));

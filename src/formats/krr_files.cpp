@@ -43,6 +43,18 @@ std::string write_krr(output_group& out, const std::string& prefix, const krr_an
       names += ", " + prefix + ".eval";
     }
   }
+  if (r.cv) {
+    auto& f = out.add(prefix + ".cv");
+    f.write("trait\tgamma\talpha\tn\tmspe\tpearson_r\tchosen\n");
+    for (size_t c = 0; c < r.traits.size(); ++c)
+      for (size_t p = 0; p < r.cv->grid.size(); ++p) {
+        const krr_cv_point& g = r.cv->grid[p];
+        f.printf("%s\t%s\t%s\t%lld\t%s\t%s\t%d\n", r.traits[c].c_str(), num(g.gamma).c_str(), num(g.alpha).c_str(),
+                 static_cast<long long>(g.accuracy[c].n), num(g.accuracy[c].mspe).c_str(),
+                 num(g.accuracy[c].pearson).c_str(), static_cast<int>(r.cv->best[c] == static_cast<int64_t>(p)));
+      }
+    names += ", " + prefix + ".cv";
+  }
   if (s.used != solve_precision::fp64 && s.map.tiles > 0) {
     auto& f = out.add(prefix + ".precision");
     f.printf("# %lld x %lld tiles of %lld rows (n = %lld); row i: precisions of tiles (i, 0..i)\n",

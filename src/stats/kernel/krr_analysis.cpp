@@ -10,6 +10,7 @@
 #include "panoramix/error.hpp"
 #include "panoramix/grm.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
+#include "panoramix/krr_cross_validation.hpp"
 #include "panoramix/phenotypes.hpp"
 #include "stats/kernel/training_records.hpp"
 
@@ -29,14 +30,33 @@ std::unique_ptr<plink_fileset> open_test(const krr_analysis_options& opt, const 
 
 }  // namespace
 
+namespace {
+
+// --cv's options with a missing grid taken from the single --gamma / --alpha.
+krr_cv_options cv_options(const krr_analysis_options& o) {
+  krr_cv_options c = o.cv;
+  if (c.gamma_grid.empty() && o.gamma > 0) c.gamma_grid = {o.gamma};
+  if (c.alpha_grid.empty() && !std::isnan(o.alpha)) c.alpha_grid = {o.alpha};
+  return c;
+}
+
+}  // namespace
+
 void check_krr_options(const krr_analysis_options& o) {
   if (o.pheno.empty()) throw input_error("--pheno FILE is required");
   if (o.pheno_names.empty() == !o.all_pheno)
     throw input_error("give the phenotypes with exactly one of --pheno-name A,B,... and --all-pheno");
-  if (o.kernel == kernel_type::gaussian && !(o.gamma > 0 && std::isfinite(o.gamma)))
-    throw input_error("--gamma must be positive and finite for the Gaussian kernel (got " + num(o.gamma) + ")");
-  if (!(o.alpha >= 0 && std::isfinite(o.alpha)))
+  const bool cv = o.cv.folds != 0;
+  const bool gamma_needed = o.kernel == kernel_type::gaussian && (!cv || o.cv.gamma_grid.empty());
+  if ((gamma_needed || o.gamma != 0) && !(o.gamma > 0 && std::isfinite(o.gamma)))
+    throw input_error("--gamma must be positive and finite for the Gaussian kernel (got " + num(o.gamma) +
+                      "; or give --cv with --gamma-grid)");
+  const bool alpha_needed = !cv || o.cv.alpha_grid.empty();
+  if (alpha_needed && std::isnan(o.alpha))
+    throw input_error("--alpha is required (or --cv with --alpha-grid)");
+  if (!std::isnan(o.alpha) && !(o.alpha >= 0 && std::isfinite(o.alpha)))
     throw input_error("--alpha must be finite and not negative (got " + num(o.alpha) + ")");
+  if (cv) check_krr_cv_options(cv_options(o), o.kernel, o.cv.folds);
   if (o.kernel == kernel_type::ibs && !o.covar.empty())
     throw input_error("--covar applies to the Gaussian kernel only (its distances); the IBS kernel takes none");
   if (o.covar.empty() && !o.covar_names.empty()) throw input_error("--covar-name needs --covar FILE");
@@ -113,40 +133,78 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   log.begin("kernel");
   const genotype_gram g = compute_genotype_gram(exec, all, opt.kernel, p, &log);
   for (const auto& [name, seconds] : g.stage_seconds) log.substage(name, seconds);
-  matrix_buffer<double> K(static_cast<size_t>(n * n));
-  kernel_block(g, opt.gamma, nc ? cov.data() : nullptr, nc, fitted, fitted, K.data(), n, exec.threads());
   log.end();
-  log.message(std::string(kernel_name(opt.kernel)) + " kernel of " + std::to_string(n) + " training samples over " +
+  log.message(std::string(kernel_name(opt.kernel)) + " Gram matrix of " + std::to_string(n_all) + " samples over " +
               std::to_string(m) + " variants" +
-              (opt.kernel == kernel_type::gaussian ? ", gamma " + num(opt.gamma) : std::string()) +
-              (test ? " (one Gram matrix with the " + std::to_string(n_test) + " TEST samples)" : ""));
+              (test ? " (" + std::to_string(n_train) + " training and " + std::to_string(n_test) + " TEST samples)" : ""));
+  const double* covariates = nc ? cov.data() : nullptr;
 
-  // ---- Associate
-  log.begin("associate");
-  r.solution = solve_kernel_ridge(exec, n, K.data(), opt.alpha, t, Y.data(), opt.solve);
-  log.end();
-  for (const auto& [name, seconds] : r.solution.stage_seconds) log.substage(name, seconds);
-  const auto& s = r.solution;
-  if (!s.fallback.empty())
-    log.message("Warning: " + std::string(solve_precision_name(opt.solve.precision)) + " solve fell back to fp64: " +
-                s.fallback);
-  const std::string how = detail::describe_solve(s, opt.solve);
-  log.message("(K + alpha I) W = Y, alpha " + num(opt.alpha) + ", " + std::to_string(t) + " phenotype(s): " + how +
-              "; backward error " + num(s.backward_error));
+  // ---- (γ, α) per phenotype: given, or chosen by K-fold cross-validation
+  std::vector<double> gamma_of(static_cast<size_t>(t), opt.gamma), alpha_of(static_cast<size_t>(t), opt.alpha);
+  if (opt.cv.folds > 0) {
+    log.begin("cross-validation");
+    r.cv = cross_validate_krr(exec, g, covariates, nc, fitted, Y.data(), t, cv_options(opt), opt.solve, log);
+    log.end();
+    for (int64_t c = 0; c < t; ++c) {
+      const krr_cv_point& best = r.cv->grid[r.cv->best[c]];
+      gamma_of[c] = best.gamma, alpha_of[c] = best.alpha;
+      log.message(std::to_string(opt.cv.folds) + "-fold CV of '" + r.traits[c] + "' over " +
+                  std::to_string(r.cv->grid.size()) + " (gamma, alpha): least MSPE " + num(best.accuracy[c].mspe) +
+                  " (Pearson r " + num(best.accuracy[c].pearson) + ") at " +
+                  (opt.kernel == kernel_type::gaussian ? "gamma " + num(best.gamma) + ", " : std::string()) + "alpha " +
+                  num(best.alpha));
+    }
+  }
+  r.gamma = gamma_of, r.alpha = alpha_of;
 
-  // ---- Predict
+  // ---- Associate and Predict, once per distinct (γ, α) (every phenotype when given)
+  matrix_buffer<double> W_all(static_cast<size_t>(n * t));
+  if (test) r.predictions.assign(static_cast<size_t>(n_test * t), 0.0);
+  std::vector<bool> done(static_cast<size_t>(t), false);
+  for (int64_t c0 = 0; c0 < t; ++c0) {
+    if (done[c0]) continue;
+    std::vector<int64_t> group;
+    for (int64_t c = c0; c < t; ++c)
+      if (!done[c] && gamma_of[c] == gamma_of[c0] && alpha_of[c] == alpha_of[c0]) group.push_back(c), done[c] = true;
+    const int64_t tg = static_cast<int64_t>(group.size());
+    const double gamma = gamma_of[c0], alpha = alpha_of[c0];
+    matrix_buffer<double> K(static_cast<size_t>(n * n)), Yg(static_cast<size_t>(n * tg));
+    log.begin("kernel");
+    kernel_block(g, gamma, covariates, nc, fitted, fitted, K.data(), n, exec.threads());
+    log.end();
+    for (int64_t k = 0; k < tg; ++k) std::copy_n(Y.data() + group[k] * n, n, Yg.data() + k * n);
+    log.begin("associate");
+    kernel_ridge_solution s = solve_kernel_ridge(exec, n, K.data(), alpha, tg, Yg.data(), opt.solve);
+    log.end();
+    for (const auto& [name, seconds] : s.stage_seconds) log.substage(name, seconds);
+    if (!s.fallback.empty())
+      log.message("Warning: " + std::string(solve_precision_name(opt.solve.precision)) + " solve fell back to fp64: " +
+                  s.fallback);
+    std::string names;
+    for (int64_t c : group) names += (names.empty() ? "'" : ", '") + r.traits[c] + "'";
+    log.message("(K + alpha I) W = Y, " + (opt.kernel == kernel_type::gaussian ? "gamma " + num(gamma) + ", " : std::string()) +
+                "alpha " + num(alpha) + ", " + names + ": " + detail::describe_solve(s, opt.solve) + "; backward error " +
+                num(s.backward_error));
+    for (int64_t k = 0; k < tg; ++k) std::copy_n(s.W.data() + k * n, n, W_all.data() + group[k] * n);
+    if (test) {
+      log.begin("predict");
+      std::vector<int64_t> rows(static_cast<size_t>(n_test));
+      for (int64_t i = 0; i < n_test; ++i) rows[i] = n_train + i;
+      matrix_buffer<double> Kc(static_cast<size_t>(n_test * n)), P(static_cast<size_t>(n_test * tg));
+      kernel_block(g, gamma, covariates, nc, rows, fitted, Kc.data(), n, exec.threads());
+      // Kc is row-major n_test × n, i.e. column-major n × n_test: predictions = Kcᵀ-as-stored · W.
+      dense_gemm(exec.host(), true, false, n_test, tg, n, 1.0, Kc.data(), n, s.W.data(), n, 0.0, P.data(), n_test);
+      for (int64_t k = 0; k < tg; ++k)
+        for (int64_t i = 0; i < n_test; ++i)
+          r.predictions[group[k] * n_test + i] = P[k * n_test + i] + r.trait_means[group[k]];
+      log.end();
+    }
+    if (c0 == 0) r.solution = std::move(s);  // the first group's map, refinements and backward error
+    else r.solution.backward_error = std::max(r.solution.backward_error, s.backward_error);
+  }
+  r.solution.W = std::move(W_all);
+  r.solution.traits = t;
   if (test) {
-    log.begin("predict");
-    std::vector<int64_t> rows(static_cast<size_t>(n_test));
-    for (int64_t i = 0; i < n_test; ++i) rows[i] = n_train + i;
-    matrix_buffer<double> Kc(static_cast<size_t>(n_test * n));
-    kernel_block(g, opt.gamma, nc ? cov.data() : nullptr, nc, rows, fitted, Kc.data(), n, exec.threads());
-    r.predictions.assign(static_cast<size_t>(n_test * t), 0.0);
-    // Kc is row-major n_test × n, i.e. column-major n × n_test: predictions = Kcᵀ-as-stored · W.
-    dense_gemm(exec.host(), true, false, n_test, t, n, 1.0, Kc.data(), n, s.W.data(), n, 0.0, r.predictions.data(),
-               n_test);
-    for (int64_t c = 0; c < t; ++c)
-      for (int64_t i = 0; i < n_test; ++i) r.predictions[c * n_test + i] += r.trait_means[c];
     matched_columns obs;
     try {
       obs = match_columns(pt, r.traits, false, "--pheno", r.test_fid, r.test_iid);
@@ -161,7 +219,6 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
         log.message("TEST '" + r.traits[c] + "': " + std::to_string(a.n) + " samples with a phenotype, MSPE " +
                     num(a.mspe) + ", Pearson r " + num(a.pearson));
     }
-    log.end();
   }
   return r;
 }
