@@ -4,18 +4,19 @@
 #   wheat  BGLR wheat, 599 lines x 1279 DArT markers, yield in 4 environments, the published 10 folds;
 #   mice   BGLR mice, 1814 x 10346 SNPs, Obesity.BMI and Obesity.BodyLength, 5 folds dealt by sample order;
 #   sim    `panoramix simulate --traits`: 2000 x 5000, h2 0.6, 80 % of the genetic variance epistatic
-#          (100 QTL, 100 interacting pairs), 5 folds.
+#          (100 QTL, 100 interacting pairs), 5 folds; and 2000 x 300, h2 0.8, 80 % epistatic in 30
+#          pairs (30 QTL): interactions among few markers, where a kernel's products reach them.
 # Per fold the fold's phenotypes are masked; both methods see every genotype (the GRM, the kernel's
 # frequencies) and predict the masked lines; Pearson r of predicted and observed over them.
 # Prints mean and SD of r over folds per trait and method.
-# Usage: bench/krr_prediction_cv.sh [BUILD_DIR] [DATA_DIR] [wheat|mice|sim ...]
+# Usage: bench/krr_prediction_cv.sh [BUILD_DIR] [DATA_DIR] [wheat|mice|sim|sim-few ...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/build}/panoramix
 data=${2:-$here/../shared/data}
 shift $(( $# >= 2 ? 2 : $# )) || true
 sets=("$@")
-[[ ${#sets[@]} -gt 0 ]] || sets=(wheat mice sim)
+[[ ${#sets[@]} -gt 0 ]] || sets=(wheat mice sim sim-few)
 threads=${THREADS:-$(nproc)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -78,5 +79,10 @@ PY
         --epistatic-share 0.8 --out "$tmp/sim" --threads "$threads" >/dev/null
       awk 'NR > 1 { print $1, $2, $3, (NR - 2) % 5 + 1 }' "$tmp/sim.pheno" > "$tmp/t.txt"
       run_set "sim epistatic 0.8" "$tmp/sim" "$tmp/t.txt" 5 1e-5,3e-5,1e-4,3e-4 ;;
+    sim-few)
+      "$bin" simulate --samples 2000 --variants 300 --seed 12 --traits 1 --qtl 30 --epistasis 30 --h2 0.8 \
+        --epistatic-share 0.8 --out "$tmp/sim2" --threads "$threads" >/dev/null
+      awk 'NR > 1 { print $1, $2, $3, (NR - 2) % 5 + 1 }' "$tmp/sim2.pheno" > "$tmp/t.txt"
+      run_set "sim 300 SNPs 30 pairs" "$tmp/sim2" "$tmp/t.txt" 5 1e-3,3e-3,1e-2,3e-2 ;;
   esac
 done
