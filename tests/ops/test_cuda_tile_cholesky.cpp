@@ -20,7 +20,11 @@ namespace pmx {
 using namespace test;
 namespace {
 
-const executor gpu(backend::cuda, 2);
+// Made on first use, after PMX_REQUIRE_GPU: a cuda executor cannot be made where CUDA is absent.
+const executor& gpu_executor() {
+  static const executor e(backend::cuda, 2);
+  return e;
+}
 const executor cpu(backend::cpu, 4);
 
 std::vector<double> spd(int64_t n, double kappa, uint64_t seed) {
@@ -54,6 +58,7 @@ std::vector<double> solved(const executor& exec, const std::vector<double>& A, i
 
 TEST(CudaTileCholesky, MatchesHostBackends) {
   PMX_REQUIRE_GPU();
+  const executor& gpu = gpu_executor();
   struct c {
     int64_t n, tile;
     double shift;
@@ -90,6 +95,7 @@ TEST(CudaTileCholesky, MatchesHostBackends) {
 
 TEST(CudaTileCholesky, DeviceMatrixAndPrecisionRule) {
   PMX_REQUIRE_GPU();
+  const executor& gpu = gpu_executor();
 #ifdef PMX_HAVE_CUDA
   const int64_t n = 640, tile = 64;
   const std::vector<double> A = spd(n, 10, 8);
@@ -112,6 +118,7 @@ TEST(CudaTileCholesky, DeviceMatrixAndPrecisionRule) {
 
 TEST(CudaTileCholesky, NotPositiveDefiniteIsNamed) {
   PMX_REQUIRE_GPU();
+  const executor& gpu = gpu_executor();
   const int64_t n = 100;
   std::vector<double> lambda(n, 1.0);
   lambda[n - 1] = -0.5;
