@@ -31,7 +31,8 @@ struct breeding_records {
 /// starting with '#' after the header are skipped. A record with a missing class level or
 /// covariate, or with every trait missing, is left out and counted. Throws input_error naming the
 /// file (and line): a requested column that is not in the header (listing those present), a column
-/// asked for twice, a short line, a value that is not a number, a file without usable records.
+/// asked for twice, a short line, a value that is not a finite number (NaN, inf, 1e999: named with
+/// its column), a field with an unbalanced double quote, a file without usable records.
 breeding_records read_breeding_records(const std::string& path,
                                        const std::vector<std::string>& traits,
                                        const std::vector<std::string>& classes,
@@ -45,7 +46,8 @@ struct variance_components {
 
 /// Reads a variance-component file: a line `genetic`, t lines of t numbers, a line `residual`,
 /// t lines of t numbers (whitespace or commas; blank lines and '#' lines ignored). Throws
-/// input_error naming the file and line: a matrix of another size than t × t, a non-number,
+/// input_error naming the file and line: a matrix of another size than t × t, a value that is
+/// not a finite number,
 /// a matrix that is not symmetric (relative difference > 1e-10) or not positive definite (the
 /// message names the matrix and the leading minor that failed).
 variance_components read_variance_components(const std::string& path, int t);

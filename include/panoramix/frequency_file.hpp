@@ -13,7 +13,8 @@ namespace pmx {
 /// file, matched by variant ID; where the file counts the .bim's A2 the value is 1 − frequency.
 /// Extra variants in the file are ignored. Throws io_error when the file cannot be opened and
 /// input_error naming the file and line for a wrong header, a short line, a frequency that is
-/// not a number in [0, 1], a .bim variant the file does not list, or alleles that do not match.
+/// not a finite number in [0, 1] (its value and column named), a .bim variant the file does not
+/// list, or alleles that do not match.
 std::vector<double> read_frequency_file(const std::string& path, const genotype_source& data);
 
 }  // namespace pmx

@@ -13,6 +13,7 @@
 #include "panoramix/analysis_context.hpp"
 #include "panoramix/gblup.hpp"
 #include "panoramix/grm.hpp"
+#include "panoramix/grm_check.hpp"
 #include "panoramix/grm_pcs.hpp"
 
 namespace pmx {
@@ -41,6 +42,9 @@ struct gblup_analysis_options {
   gblup_evaluator_choice evaluator = gblup_evaluator_choice::automatic;
   bool pev = true;                       ///< prediction error variances
   grm_pcs_options pc{.pcs = 0};          ///< top eigenpairs of G (pcs 0: none)
+  /// G, read or computed, must be finite, not all zero and positive semi-definite
+  /// (check_grm_for_model); a G that is not is refused unless one of these repairs is asked for.
+  grm_repair_options grm_repair;
 };
 
 struct gblup_analysis {
@@ -51,16 +55,20 @@ struct gblup_analysis {
 };
 
 /// Throws input_error for options that exclude each other or lie out of range (the checks that
-/// need no input file): not exactly one of bfile and grm, extract with grm, h2 with reml, a
-/// negative PC count, a non-positive PC tolerance, fewer than 1 PC iteration, negative PC
-/// oversampling. run_gblup_analysis checks them first; a front end may call it before it makes
-/// the executor.
+/// need no input file), naming the option and the value: not exactly one of bfile and grm,
+/// extract with grm, h2 with reml, an h2 that is not a finite number in [0, 1), an mpheno below
+/// 1, a negative PC count, a PC tolerance that is not a finite number > 0, fewer than 1 PC
+/// iteration, negative PC oversampling, both G repairs or a --grm-add-diagonal that is not a
+/// finite number > 0. run_gblup_analysis checks them first; a front end may call it before it
+/// makes the executor.
 void check_gblup_options(const gblup_analysis_options& opt);
 
 /// Runs the analysis (see the header comment). Asks the context for the executor first, then
 /// (with bfile) for the genotypes. Throws input_error naming the file or option for bad input
 /// (no autosomal variant, no --keep sample in the GRM, more PCs than samples, phenotype or
-/// covariate columns or IDs not found, no fitted sample, ...), numeric_error from the fit.
+/// covariate columns or IDs not found, no fitted sample, a phenotype without variance over the
+/// fitted samples, a constant covariate, a G that check_grm_for_model refuses, ...),
+/// numeric_error from the fit.
 gblup_analysis run_gblup_analysis(const gblup_analysis_options& opt, const analysis_context& ctx);
 
 }  // namespace pmx

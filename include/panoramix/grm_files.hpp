@@ -17,8 +17,9 @@ struct grm_file {
 
 /// Reads PREFIX.grm.id (FID IID per line) and PREFIX.grm.bin (float32 lower triangle with the
 /// diagonal, row by row: G11, G21, G22, G31, ...). Throws input_error naming the file when it is
-/// missing, when an ID line is malformed or duplicated, or when the .bin size is not n(n+1)/2
-/// floats for the n IDs listed.
+/// missing, when an ID line is malformed or duplicated, when the .bin size is not n(n+1)/2
+/// floats for the n IDs listed, or when an entry is NaN or infinite (its row and column, 1-based,
+/// and its samples).
 grm_file read_gcta_grm(const std::string& prefix);
 
 }  // namespace pmx

@@ -77,7 +77,8 @@ double kernel_ridge_backward_error(const executor& exec, int64_t n, const double
                                    const double* W, const double* Y);
 
 /// Mean squared prediction error and Pearson correlation of predictions with observations over
-/// the entries where the observation is not NaN (NaN when fewer than 2 / no variance).
+/// the entries where neither is NaN (a TEST sample without a covariate has no prediction); NaN
+/// when fewer than 2 / no variance.
 struct prediction_accuracy {
   int64_t n = 0;
   double mspe = 0, pearson = 0;

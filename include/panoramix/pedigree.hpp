@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "panoramix/pedigree_records.hpp"
+#include "panoramix/progress.hpp"
 
 namespace pmx {
 
@@ -97,8 +98,19 @@ enum class inbreeding_method {
 /// over `threads` (0 = all), 8 sires per task sharing one walk of their reduced pedigrees U;
 /// each thread holds n bits, n 64-bit local indices and 16·|U| doubles (Meuwissen & Luo: one
 /// n-vector of doubles). The result depends neither on `threads` nor on the batching.
+/// Cost: one walk over each sire's U, which holds every ancestor: about n × depth / 2 steps at
+/// worst (a chain of a million generations, each animal the child of the one before it, costs
+/// ~10¹¹ steps), a few ancestors per animal in a 20–60 generation livestock pedigree. Progress
+/// goes to `progress` (stage "inbreeding") after each depth, as the share of the work done with
+/// each depth weighted by (its walks) × (animals above it): exact for a chain, an upper bound's
+/// share elsewhere.
 std::vector<double> inbreeding(const pedigree& ped, int threads = 0,
-                               inbreeding_method method = inbreeding_method::automatic);
+                               inbreeding_method method = inbreeding_method::automatic,
+                               progress_sink* progress = nullptr);
+
+/// Generations of the pedigree: the longest line of descent from a founder (founders only: 0).
+/// O(n).
+int64_t pedigree_depth(const pedigree& ped);
 
 /// Within-family (Mendelian sampling) variances D_i / σ²_a from the parents' inbreeding:
 /// 1 − (F_s + F_d)/4 − 1/2 with both parents known, 3/4 − F_s/4 with one, 1 with none.

@@ -26,7 +26,10 @@ struct pedigree_analysis {
 };
 
 /// Runs the analysis, logging each step (stages "read and check pedigree", "inbreeding",
-/// "A-inverse"; the notes, counts, inbreeding summary). Throws what read_pedigree_file throws.
+/// "A-inverse"; the notes, counts, the depth in generations, inbreeding summary). A pedigree
+/// deeper than 1,000 generations gets a warning before the inbreeding stage starts (its cost
+/// grows with the depth, see inbreeding()), and that stage reports progress to the log. Throws
+/// what read_pedigree_file throws.
 pedigree_analysis run_pedigree_analysis(const pedigree_analysis_options& opt, analysis_log* log = nullptr);
 
 }  // namespace pmx

@@ -27,7 +27,7 @@ enum class pedigree_columns { automatic, sire_dam, dam_sire };
 /// quotes around fields; columns animal, sire, dam (see pedigree_columns), further
 /// columns ignored; `0`, `NA`, `.`, `*` or an empty field = unknown parent. Blank lines and lines
 /// starting with '#' are skipped. Errors (a line with fewer than 3
-/// fields, no records at all) name the file and line.
+/// fields, a field with an unbalanced double quote, no records at all) name the file and line.
 std::vector<pedigree_record> read_pedigree_records(
     const std::string& path, pedigree_columns columns = pedigree_columns::automatic);
 

@@ -1,6 +1,8 @@
 // Phenotype and covariate files in PLINK's format: FID IID then one column per trait or covariate,
 // whitespace-separated, with an optional header line "FID IID name..." (or "#FID IID ...").
-// Missing values are -9, NA, nan or "." (as PLINK 1.9 --pheno / --covar read them).
+// Missing values are -9, NA, nan (any case) or "." (as PLINK 1.9 --pheno / --covar read them);
+// any other value must be a finite number ("inf", "-inf" and overflowing numbers such as 1e999
+// are refused with file:line, column and value).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -25,8 +27,8 @@ struct phenotype_table {
 };
 
 /// Reads a PLINK phenotype/covariate file. `what` names the option in messages ("--pheno").
-/// Throws input_error "<path>:<line>: ..." for a short line, a value that is not a number, a
-/// duplicate FID/IID or a file without data rows.
+/// Throws input_error "<path>:<line>: ..." for a short line, a value that is not a finite number
+/// (naming the column and the value), a duplicate FID/IID or a file without data rows.
 phenotype_table read_phenotype_table(const std::string& path, const std::string& what);
 
 /// Values of column `col` of `t` for samples given by (fid, iid), in that order; NaN for samples

@@ -16,9 +16,12 @@
 
 namespace pmx {
 
-/// Reads a .fam file: 6 whitespace-separated columns; (FID, IID) pairs must be unique.
+/// Reads a .fam file: 6 whitespace-separated columns; (FID, IID) pairs must be unique; the
+/// phenotype column may be a number, a missing code or a label, not an infinite or overflowing
+/// number (inf, 1e999).
 std::vector<sample_record> read_fam(const std::string& path);
-/// Reads a .bim file: 6 whitespace-separated columns; variant IDs other than "." must be unique.
+/// Reads a .bim file: 6 whitespace-separated columns; variant IDs other than "." must be unique;
+/// centimorgans a finite number (as plink2), positions integers.
 std::vector<variant_record> read_bim(const std::string& path);
 
 /// A .bed/.bim/.fam triple with optional sample and variant subsets; as a genotype_source it shows

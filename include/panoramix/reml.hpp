@@ -118,7 +118,9 @@ struct reml_result {
 };
 
 /// Maximises the profiled REML likelihood over h² ∈ [0, min(h2_max, limit)): grid, then Brent's
-/// method on the best bracket, then Newton steps with exact derivatives until |Δh²| < 1e-12.
+/// method on the best bracket (200 steps at most), then Newton steps with exact derivatives until
+/// |Δh²| < 1e-12 (20 at most; a non-finite derivative ends them). A NaN likelihood counts as −∞;
+/// numeric_error when no grid point has a finite one.
 reml_result fit_reml(const h2_evaluator& ev, const reml_options& opt = {});
 
 /// The same outputs at a given h² (σ²_g and σ²_e from h² and σ̂²(h²)).

@@ -45,6 +45,12 @@ struct single_step_analysis {
   single_step_solution solution;    ///< solution.pcg.converged false: no usable solutions
 };
 
+/// Throws input_error naming the option and the value for settings out of range (the checks that
+/// need no input file): --w not a finite number in [0, 1], --tol not a finite number > 0,
+/// --solution-tol not a finite number >= 0, --max-iter below 1. run_single_step_analysis checks
+/// them first.
+void check_single_step_options(const single_step_analysis_options& opt);
+
 /// Runs the analysis (see the header comment), logging each step. Asks the context for the
 /// genotypes after reading pedigree, records and variance components (genomic models only), then
 /// for the executor. Throws input_error for bad input (a genomic model without bfile, no autosomal

@@ -52,7 +52,9 @@ using pcg_operator = std::function<void(const double* x, double* y)>;
 using pcg_observer = std::function<void(const pcg_iteration&)>;
 
 /// Solves C x = b by PCG from the x given (zeros for a cold start), preconditioner M (z ← M⁻¹ r),
-/// until `stop` holds (see pcg_stopping). b = 0 gives x = 0. Vector updates run on `threads`
+/// until `stop` holds (see pcg_stopping). b = 0 gives x = 0. Throws numeric_error when b is not
+/// finite, when pᵀCp ≤ 0 (C not positive definite) or when the residual becomes NaN or infinite,
+/// instead of running to max_iterations on it. Vector updates run on `threads`
 /// OpenMP threads (0 = all); results do not depend on it.
 pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& precondition,
                      const double* b, double* x, const pcg_stopping& stop, int threads,

@@ -15,6 +15,7 @@ void add_freq_command(CLI::App& app, int argc, char** argv, int& status) {
   add_common_options(cmd, *opt, true);
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) {
+      check_common_options(*opt);
       auto data = open_input(*opt, log);
       const executor exec = make_executor(*opt, log);
       log.begin("allele frequencies");

@@ -12,7 +12,10 @@ namespace {
 struct gblup_cli {
   gblup_analysis_options a;
   std::string method = "standardized", evaluator = "auto";
-  double h2 = std::nan("");  // NaN: not given
+  double h2 = 0;         // taken only when --h2 was given (h2_given): a NaN is a value to refuse
+  bool h2_given = false;
+  double add_diagonal = 0;
+  bool add_diagonal_given = false;
   bool no_pev = false;
 };
 
@@ -22,7 +25,9 @@ void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
   a.method = c.method == "vanraden" ? grm_method::vanraden : grm_method::standardized;
   a.nonfounders = o.nonfounders;
   a.chromosomes = chromosomes(o);
-  if (!std::isnan(c.h2)) a.h2 = c.h2;
+  if (c.h2_given) a.h2 = c.h2;
+  if (c.add_diagonal_given) a.grm_repair.add_diagonal = c.add_diagonal;
+  check_gblup_options(a);  // before the log's first line of work
   a.evaluator = c.evaluator == "eigen"      ? gblup_evaluator_choice::eigen
                 : c.evaluator == "cholesky" ? gblup_evaluator_choice::cholesky
                                             : gblup_evaluator_choice::automatic;
@@ -65,6 +70,15 @@ void add_gblup_command(CLI::App& app, int argc, char** argv, int& status) {
       "                    estimate at that h2; s2g = H s2, s2e = (1-H) s2 (as GEMMA/GCTA do for\n"
       "                    a fixed ratio). SEs of s2g, s2e from Var(s2) = 2 s2^2/(n-p).\n"
       "  h2 is on the scale of G (GEMMA's pve multiplies s2g by mean(diag G)).\n"
+      "G must be a covariance matrix: finite, not all zero, positive semi-definite (the Cholesky\n"
+      "  factor of G + 1e-6 mean(diag G) I exists). A --grm that is not stops the run (exit 2)\n"
+      "  naming the failing leading minor (and, up to 4,000 samples, the smallest eigenvalue),\n"
+      "  unless a repair is asked for, which the log reports: --grm-add-diagonal X (G + X I) or\n"
+      "  --grm-bend (G = U L U', eigenvalues below 1e-4 x their mean raised to it, then scaled to\n"
+      "  keep the trace; one O(n^3) eigendecomposition). A G computed from --bfile with missing\n"
+      "  calls (standardized: pairwise counts) can be indefinite: the log notes it and REML keeps\n"
+      "  h2 below 1/(1 - smallest eigenvalue); the repairs apply to it too. A NaN/Inf or all-zero G,\n"
+      "  a phenotype without variance over the fitted samples, or a constant covariate, is refused.\n"
       "logL: REML log-likelihood of n-p contrasts, -1/2[(n-p)log 2pi + log|V| + log|X'V^-1X|\n"
       "      - log|X'X| + y'Py], the number GEMMA prints as 'REMLE log-likelihood'.\n"
       "Outputs: PREFIX.gebv (FID IID GEBV PEV, every sample), PREFIX.fixef (name estimate se,\n"
@@ -84,7 +98,13 @@ void add_gblup_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--covar", c->a.covar, "covariate FILE (FID IID values..., header optional)");
   cmd->add_option("--covar-name", c->a.covar_names, "covariate columns by name or number (A,B,...; default all)")
       ->delimiter(',');
-  cmd->add_option("--h2", c->h2, "given heritability in [0, 1) instead of REML");
+  auto* h2 = cmd->add_option("--h2", c->h2, "given heritability in [0, 1) instead of REML");
+  cmd->add_flag("--grm-bend", c->a.grm_repair.bend,
+                "repair a G that is not positive semi-definite: eigenvalues below 1e-4 x their mean raised "
+                "to it, trace kept (logged)");
+  auto* add_diagonal = cmd->add_option(
+      "--grm-add-diagonal", c->add_diagonal,
+      "repair a G that is not positive semi-definite: add X > 0 to its diagonal (logged)");
   cmd->add_flag("--reml", c->a.reml, "estimate the variance components by REML (the default)");
   cmd->add_option("--method", c->method, "GRM: standardized|vanraden (default standardized)")
       ->check(CLI::IsMember({"standardized", "vanraden"}));
@@ -100,7 +120,12 @@ void add_gblup_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--pc-max-iter", c->a.pc.max_iterations, "PCs: filter steps at most (default 500)");
   cmd->add_option("--pc-oversample", c->a.pc.oversample, "PCs: extra subspace columns (default 10)");
   cmd->callback([=, &status] {
-    status = run_command(opt->out, argc, argv, [&](run_log& log) { run_gblup(*opt, *c, log); });
+    c->h2_given = h2->count() > 0;
+    c->add_diagonal_given = add_diagonal->count() > 0;
+    status = run_command(opt->out, argc, argv, [&](run_log& log) {
+      check_common_options(*opt);
+      run_gblup(*opt, *c, log);
+    });
   });
 }
 

@@ -28,6 +28,7 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
       ->check(CLI::IsMember({"rel-bin", "bin", "rel", "gcta"}));
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) {
+      check_common_options(*opt);
       auto data = open_input(*opt, log);
       const auto chroms = chromosomes(*opt);
       drop_non_autosomal(*data, chroms, log);

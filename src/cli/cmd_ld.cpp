@@ -80,6 +80,7 @@ void add_ld_command(CLI::App& app, int argc, char** argv, int& status) {
                   "working memory in MB, bounds the rows computed at once (default 2048)");
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) {
+      check_common_options(*opt);
       if ((r2->count() > 0) == (r->count() > 0))
         throw input_error("give exactly one of --r2 and --r");
       ld_options o;

@@ -40,6 +40,7 @@ void add_pca_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--seed", pca->seed, "seed of the random start block");
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) {
+      check_common_options(*opt);
       pca_options o = *pca;
       o.missing = *missing == "impute" ? pca_missing_mode::mean_impute : pca_missing_mode::plink;
       o.nonfounders = opt->nonfounders;

@@ -18,6 +18,7 @@ void run_ssblup(const common_options& o, const ssblup_cli& c, run_log& log) {
   single_step_analysis_options a = c.a;
   a.model = parse_single_step_model(c.model);
   a.bfile = o.bfile;
+  check_single_step_options(a);  // before the log's first line of work
   // PCG history while it runs, in PREFIX.iter.part (a run that is stopped keeps it); the finished
   // PREFIX.iter replaces it.
   pcg_progress_file part(o.out);
@@ -104,7 +105,10 @@ void add_ssblup_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--freq", c->a.freq, "A1 frequencies for centring (PLINK .frq or .afreq), default observed");
   cmd->add_flag("--allow-unpedigreed", c->a.allow_unpedigreed, "add genotyped animals missing from --ped as founders");
   cmd->callback([=, &status] {
-    status = run_command(opt->out, argc, argv, [&](run_log& log) { run_ssblup(*opt, *c, log); });
+    status = run_command(opt->out, argc, argv, [&](run_log& log) {
+      check_common_options(*opt);
+      run_ssblup(*opt, *c, log);
+    });
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/checked_number.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/output_file.hpp"
 
@@ -23,6 +24,11 @@ void add_common_options(CLI::App* cmd, common_options& o, bool input) {
   cmd->add_option("--threads", o.threads, "worker threads (default: all cores)");
   cmd->add_option("--device", o.device, "auto|cpu|cuda|reference (reference = slow oracle loops)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "reference"}));
+}
+
+void check_common_options(const common_options& o) {
+  detail::require_integer(o.threads, "--threads", 0, 4096);     // 0: all cores
+  detail::require_integer(o.chr_set, "--chr-set", 0, 95);       // PLINK's limit; 0: not given
 }
 
 chromosome_set chromosomes(const common_options& o) {

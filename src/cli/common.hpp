@@ -22,6 +22,10 @@ struct common_options {
 /// and --nonfounders.
 void add_common_options(CLI::App* cmd, common_options& o, bool input);
 
+/// Refuses (input_error, exit 2) a --threads outside [0, 4096] or a --chr-set outside [0, 95]
+/// (0: not given); each command calls it first.
+void check_common_options(const common_options& o);
+
 /// Opens --bfile with --keep/--extract applied.
 std::unique_ptr<plink_fileset> open_input(const common_options& o, run_log& log);
 chromosome_set chromosomes(const common_options& o);
@@ -44,5 +48,6 @@ void add_gblup_command(CLI::App& app, int argc, char** argv, int& status);
 void add_pedigree_command(CLI::App& app, int argc, char** argv, int& status);
 void add_ssblup_command(CLI::App& app, int argc, char** argv, int& status);
 void add_krr_command(CLI::App& app, int argc, char** argv, int& status);
+void add_rr_command(CLI::App& app, int argc, char** argv, int& status);
 
 }  // namespace pmx::cli

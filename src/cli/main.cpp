@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   pmx::cli::add_pedigree_command(app, argc, argv, status);
   pmx::cli::add_ssblup_command(app, argc, argv, status);
   pmx::cli::add_krr_command(app, argc, argv, status);
+  pmx::cli::add_rr_command(app, argc, argv, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,25 +1,13 @@
 #include "panoramix/krr_files.hpp"
 
 #include "core/number_text.hpp"
+#include "formats/ridge_outputs.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx {
 namespace {
 
 std::string num(double v) { return detail::number_text(v, 17, "NA"); }
-
-void write_columns(output_file& f, const krr_analysis& r, const std::vector<std::string>& fid,
-                   const std::vector<std::string>& iid, const double* values) {
-  f.write("FID\tIID");
-  for (const auto& t : r.traits) f.write("\t" + t);
-  f.write("\n");
-  const auto n = static_cast<int64_t>(fid.size());
-  for (int64_t i = 0; i < n; ++i) {
-    f.write(fid[i] + "\t" + iid[i]);
-    for (size_t c = 0; c < r.traits.size(); ++c) f.write("\t" + num(values[static_cast<int64_t>(c) * n + i]));
-    f.write("\n");
-  }
-}
 
 }  // namespace
 
@@ -28,20 +16,11 @@ std::string write_krr(output_group& out, const std::string& prefix, const krr_an
   PMX_EXPECTS(static_cast<int64_t>(r.train_fid.size()) == s.n && static_cast<int64_t>(r.traits.size()) == s.traits,
               "KRR outputs: samples, traits and weights disagree on their sizes");
   std::string names = prefix + ".weights";
-  write_columns(out.add(prefix + ".weights"), r, r.train_fid, r.train_iid, s.W.data());
+  detail::write_sample_columns(out.add(prefix + ".weights"), r.traits, r.train_fid, r.train_iid, s.W.data());
   if (!r.test_fid.empty()) {
-    write_columns(out.add(prefix + ".pred"), r, r.test_fid, r.test_iid, r.predictions.data());
+    detail::write_sample_columns(out.add(prefix + ".pred"), r.traits, r.test_fid, r.test_iid, r.predictions.data());
     names += ", " + prefix + ".pred";
-    bool any = false;
-    for (const auto& a : r.accuracy) any = any || a.n > 0;
-    if (any) {
-      auto& f = out.add(prefix + ".eval");
-      f.write("trait\tn\tmspe\tpearson_r\n");
-      for (size_t c = 0; c < r.accuracy.size(); ++c)
-        f.printf("%s\t%lld\t%s\t%s\n", r.traits[c].c_str(), static_cast<long long>(r.accuracy[c].n),
-                 num(r.accuracy[c].mspe).c_str(), num(r.accuracy[c].pearson).c_str());
-      names += ", " + prefix + ".eval";
-    }
+    detail::write_prediction_eval(out, prefix, r.traits, r.accuracy, names);
   }
   if (r.cv) {
     auto& f = out.add(prefix + ".cv");
@@ -55,17 +34,7 @@ std::string write_krr(output_group& out, const std::string& prefix, const krr_an
       }
     names += ", " + prefix + ".cv";
   }
-  if (s.used != solve_precision::fp64 && s.map.tiles > 0) {
-    auto& f = out.add(prefix + ".precision");
-    f.printf("# %lld x %lld tiles of %lld rows (n = %lld); row i: precisions of tiles (i, 0..i)\n",
-             static_cast<long long>(s.map.tiles), static_cast<long long>(s.map.tiles),
-             static_cast<long long>(s.map.tile), static_cast<long long>(s.map.n));
-    for (int64_t i = 0; i < s.map.tiles; ++i) {
-      for (int64_t j = 0; j <= i; ++j) f.printf(j ? " %s" : "%s", precision_name(s.map.at(i, j)));
-      f.write("\n");
-    }
-    names += ", " + prefix + ".precision";
-  }
+  detail::write_precision_map(out, prefix, s, names);
   return names;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/checked_number.hpp"
 #include "core/small_cholesky.hpp"
 #include "io/text_lines.hpp"
 #include "panoramix/error.hpp"
@@ -19,13 +20,17 @@ bool blank_or_comment(const std::string& line) {
   return c == std::string::npos || line[c] == '#';
 }
 
-// A finite number filling the whole field, else NaN through `ok` = false.
-double parse_number(std::string_view f, bool& ok) {
+// A finite number filling the whole field (the shared rule of checked_number.hpp), else
+// in.fail naming the field and the value: "inf", "nan" and 1e999 are not finite numbers.
+double parse_number(const io::text_lines& in, std::string_view f, const std::string& what) {
   double v = 0;
-  if (!f.empty() && f.front() == '+') f.remove_prefix(1);
-  const auto r = std::from_chars(f.data(), f.data() + f.size(), v);
-  ok = r.ec == std::errc() && r.ptr == f.data() + f.size() && std::isfinite(v);
-  return v;
+  switch (detail::parse_number_text(f, v)) {
+    case detail::number_text_status::ok: return v;
+    case detail::number_text_status::not_finite:
+      in.fail(what + "'" + std::string(f) + "' is not a finite number (infinite, NaN or beyond +-1.8e308)");
+    case detail::number_text_status::not_a_number: break;
+  }
+  in.fail(what + "'" + std::string(f) + "' is not a number");
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -53,6 +58,7 @@ breeding_records read_breeding_records(const std::string& path,
   while (in.next()) {
     if (in.line().find_first_not_of(" \t\r") == std::string::npos) continue;
     io::split_fields(in.line(), f);
+    io::refuse_stray_quote(in, f);
     for (auto x : f) header.emplace_back(x);
     break;
   }
@@ -80,6 +86,7 @@ breeding_records read_breeding_records(const std::string& path,
   while (in.next()) {
     if (blank_or_comment(in.line())) continue;
     io::split_fields(in.line(), f);
+    io::refuse_stray_quote(in, f);
     if (f.size() < header.size())
       in.fail("expected " + std::to_string(header.size()) + " fields as in the header, found " +
               std::to_string(f.size()));
@@ -92,9 +99,7 @@ breeding_records read_breeding_records(const std::string& path,
         yrow[k] = std::numeric_limits<double>::quiet_NaN();
         continue;
       }
-      bool ok;
-      yrow[k] = parse_number(v, ok);
-      if (!ok) in.fail("trait '" + traits[k] + "': '" + std::string(v) + "' is not a number");
+      yrow[k] = parse_number(in, v, "trait '" + traits[k] + "' (column " + std::to_string(tc[k] + 1) + "): ");
       ++observed;
     }
     for (size_t c = 0; c < cc.size(); ++c) skip = skip || is_missing(f[cc[c]]);
@@ -104,9 +109,7 @@ breeding_records read_breeding_records(const std::string& path,
         skip = true;
         continue;
       }
-      bool ok;
-      vrow[c] = parse_number(v, ok);
-      if (!ok) in.fail("covariate '" + covariates[c] + "': '" + std::string(v) + "' is not a number");
+      vrow[c] = parse_number(in, v, "covariate '" + covariates[c] + "' (column " + std::to_string(vc[c] + 1) + "): ");
     }
     if (skip) {
       ++r.skipped_missing_effect;
@@ -165,6 +168,7 @@ variance_components read_variance_components(const std::string& path, int t) {
   while (in.next()) {
     if (blank_or_comment(in.line())) continue;
     io::split_fields(in.line(), f);
+    io::refuse_stray_quote(in, f);
     if (f.size() == 1 && (f[0] == "genetic" || f[0] == "residual")) {
       const int which = f[0] == "genetic" ? 0 : 1;
       if (seen[which]) in.fail("second '" + std::string(f[0]) + "' section");
@@ -183,12 +187,8 @@ variance_components read_variance_components(const std::string& path, int t) {
     if (static_cast<int>(f.size()) != t)
       in.fail("expected " + std::to_string(t) + " numbers (one per trait), found " +
               std::to_string(f.size()));
-    for (auto x : f) {
-      bool ok;
-      const double v = parse_number(x, ok);
-      if (!ok) in.fail("'" + std::string(x) + "' is not a number");
-      current->push_back(v);
-    }
+    for (size_t c = 0; c < f.size(); ++c)
+      current->push_back(parse_number(in, f[c], "column " + std::to_string(c + 1) + ": "));
     ++rows;
   }
   finish(current, current == &vc.genetic ? "genetic" : "residual");

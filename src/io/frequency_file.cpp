@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/checked_number.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx {
@@ -41,15 +42,15 @@ std::vector<double> read_frequency_file(const std::string& path, const genotype_
     if (static_cast<int>(f.size()) < static_cast<int>(h.size()))
       throw input_error(path + ":" + std::to_string(ln) + ": short line");
     double v = 0;
-    size_t used = 0;
-    try {
-      v = std::stod(f[freq], &used);
-    } catch (const std::exception&) {
-      used = 0;
+    const std::string where = path + ":" + std::to_string(ln) + ": frequency '" + f[freq] + "'";
+    const std::string column = " (column " + std::to_string(freq + 1) + ", " + h[freq] + ")";
+    switch (detail::parse_number_text(f[freq], v)) {  // "0.5abc" is not a number either
+      case detail::number_text_status::not_a_number: throw input_error(where + " is not a number" + column);
+      case detail::number_text_status::not_finite: throw input_error(where + " is not a finite number" + column);
+      case detail::number_text_status::ok: break;
     }
-    if (used == 0 || used != f[freq].size())  // "0.5abc" is not a number either
-      throw input_error(path + ":" + std::to_string(ln) + ": frequency '" + f[freq] + "' is not a number");
-    if (!(v >= 0 && v <= 1)) throw input_error(path + ":" + std::to_string(ln) + ": frequency out of [0, 1]");
+    if (!(v >= 0 && v <= 1))
+      throw input_error(path + ":" + std::to_string(ln) + ": frequency out of [0, 1]: '" + f[freq] + "'" + column);
     by_id[f[id]] = {f[counted], f[other], v, ln};
   }
   std::vector<double> p(data.n_variants());

@@ -1,8 +1,10 @@
 // GCTA binary GRM reader (the format write_grm(..., grm_format::gcta) writes).
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <unordered_map>
 
+#include "core/checked_number.hpp"
 #include "io/text_lines.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/grm_files.hpp"
@@ -46,7 +48,16 @@ grm_file read_gcta_grm(const std::string& prefix) {
     if (std::fread(row.data(), sizeof(float), static_cast<size_t>(i + 1), f.get()) !=
         static_cast<size_t>(i + 1))
       throw io_error("read error in '" + bin + "' (row " + std::to_string(i + 1) + ")");
-    for (int64_t j = 0; j <= i; ++j) g.G[i * g.n + j] = g.G[j * g.n + i] = row[j];
+    for (int64_t j = 0; j <= i; ++j) {
+      // A NaN or infinity here would reach the eigensolver or Cholesky factorisation (LAPACK can
+      // loop forever on a NaN): refused where it is read, naming the entry.
+      if (!std::isfinite(row[j]))
+        throw input_error("--grm file '" + bin + "': entry (row " + std::to_string(i + 1) + ", column " +
+                          std::to_string(j + 1) + ") is " + detail::number_for_message(row[j]) + " (samples '" +
+                          g.fid[i] + " " + g.iid[i] + "' and '" + g.fid[j] + " " + g.iid[j] +
+                          "'): a GRM must hold finite numbers");
+      g.G[i * g.n + j] = g.G[j * g.n + i] = row[j];
+    }
   }
   return g;
 }

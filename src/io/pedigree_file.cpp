@@ -49,6 +49,7 @@ std::vector<pedigree_record> read_pedigree_records(const std::string& path, pedi
     const size_t c = line.find_first_not_of(" \t\r");
     if (c == std::string::npos || line[c] == '#') continue;
     io::split_fields(line, f);
+    io::refuse_stray_quote(in, f);
     if (first) {
       first = false;
       const int k2 = f.size() >= 3 ? parent_column_kind(f[1]) : 0;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "core/checked_number.hpp"
 #include "io/text_lines.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/phenotypes.hpp"
@@ -12,16 +13,17 @@
 namespace pmx {
 namespace {
 
-bool missing_token(std::string_view s) {
-  return s == "-9" || s == "NA" || s == "na" || s == "nan" || s == "NaN" || s == "." || s == "-9.0";
-}
-
 bool equal_nocase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
     if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
       return false;
   return true;
+}
+
+// PLINK's missing codes: -9, ".", and NA / nan in any case. Any other NaN or infinity is refused.
+bool missing_token(std::string_view s) {
+  return s == "-9" || s == "-9.0" || s == "." || equal_nocase(s, "NA") || equal_nocase(s, "nan");
 }
 
 bool is_header(const std::vector<std::string_view>& f) {
@@ -71,12 +73,12 @@ phenotype_table read_phenotype_table(const std::string& path, const std::string&
       const std::string_view s = f[c + 2];
       double v = std::numeric_limits<double>::quiet_NaN();
       if (!missing_token(s)) {
-        const std::string tmp(s);
-        char* end = nullptr;
-        v = std::strtod(tmp.c_str(), &end);
-        if (end != tmp.c_str() + tmp.size() || !std::isfinite(v))
-          in.fail("column '" + t.names[c] + "' value '" + tmp +
-                  "' is not a number (missing values are -9 or NA)");
+        const auto status = detail::parse_number_text(s, v);
+        if (status != detail::number_text_status::ok)
+          in.fail("column " + std::to_string(c + 3) + " ('" + t.names[c] + "'): value '" + std::string(s) + "' is " +
+                  (status == detail::number_text_status::not_finite
+                       ? "not a finite number (infinite or beyond +-1.8e308; missing values are -9, NA or nan)"
+                       : "not a number (missing values are -9, NA or nan)"));
       }
       t.values[c].push_back(v);
     }

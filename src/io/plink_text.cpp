@@ -1,9 +1,11 @@
 // .fam, .bim, --keep and --extract readers.
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/checked_number.hpp"
 #include "io/text_lines.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/plink_files.hpp"
@@ -13,18 +15,18 @@ namespace {
 
 std::string str(std::string_view s) { return std::string(s); }
 
+bool equal_nocase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
+// An integer filling the whole field (positions, chromosome codes).
 template <class T>
 bool parse_number(std::string_view s, T& out) {
-  if constexpr (std::is_floating_point_v<T>) {
-    // from_chars for double is available in libstdc++ 11+; fall back to strtod for "nan"/"inf".
-    std::string tmp(s);
-    char* end = nullptr;
-    out = std::strtod(tmp.c_str(), &end);
-    return end == tmp.c_str() + tmp.size() && !tmp.empty();
-  } else {
-    auto r = std::from_chars(s.data(), s.data() + s.size(), out);
-    return r.ec == std::errc() && r.ptr == s.data() + s.size();
-  }
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
 }  // namespace
@@ -44,6 +46,11 @@ std::vector<sample_record> read_fam(const std::string& path) {
     else if (f[4] == "2") r.sex = 2;
     else if (f[4] == "0" || f[4] == "-9" || f[4] == "NA") r.sex = 0;
     else in.fail("sex column must be 1, 2 or 0, found '" + str(f[4]) + "'");
+    // The phenotype column may be a number, a missing code (-9, 0, NA, nan) or a category label;
+    // an infinite or overflowing number (inf, 1e999) is none of these (plink2 refuses it too).
+    if (double v = 0; !equal_nocase(f[5], "nan") &&
+                      detail::parse_number_text(f[5], v) == detail::number_text_status::not_finite)
+      in.fail("phenotype column (6) is not a finite number: '" + str(f[5]) + "'");
     auto [it, fresh] = seen.emplace(r.fid + '\t' + r.iid, in.line_number());
     if (!fresh)
       in.fail("duplicate sample ID '" + r.fid + " " + r.iid + "' (first seen on line " +
@@ -65,7 +72,13 @@ std::vector<variant_record> read_bim(const std::string& path) {
     variant_record r;
     r.chrom = str(f[0]);
     r.id = str(f[1]);
-    if (!parse_number(f[2], r.cm)) in.fail("centimorgan column is not a number: '" + str(f[2]) + "'");
+    switch (detail::parse_number_text(f[2], r.cm)) {  // as plink2: a NaN or infinite position is refused
+      case detail::number_text_status::ok: break;
+      case detail::number_text_status::not_finite:
+        in.fail("centimorgan column (3) is not a finite number: '" + str(f[2]) + "'");
+      case detail::number_text_status::not_a_number:
+        in.fail("centimorgan column is not a number: '" + str(f[2]) + "'");
+    }
     if (!parse_number(f[3], r.pos)) in.fail("position column is not an integer: '" + str(f[3]) + "'");
     r.a1 = str(f[4]);
     r.a2 = str(f[5]);

@@ -64,4 +64,11 @@ void split_fields(std::string_view s, std::vector<std::string_view>& out) {
   for (auto& f : out) f = trim_unquote(f);
 }
 
+void refuse_stray_quote(const text_lines& in, const std::vector<std::string_view>& fields) {
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].find('"') != std::string_view::npos)
+      in.fail("field " + std::to_string(i + 1) + " ('" + std::string(fields[i]) +
+              "') has an unbalanced double quote (a quote must enclose a whole field)");
+}
+
 }  // namespace pmx::io

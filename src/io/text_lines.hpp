@@ -39,4 +39,9 @@ void split_whitespace(std::string_view s, std::vector<std::string_view>& out);
 /// (pedigree and record files, which come from spreadsheets as often as from PLINK-style tools).
 void split_fields(std::string_view line, std::vector<std::string_view>& out);
 
+/// Fails (in.fail: "<path>:<line>: field k ('\"a12') has an unbalanced double quote ...") when a
+/// field of split_fields' output still holds a double quote (an unbalanced quote such as `"a12`,
+/// or a quoted field with a blank inside it): the quote must not end up inside an ID.
+void refuse_stray_quote(const text_lines& in, const std::vector<std::string_view>& fields);
+
 }  // namespace pmx::io

@@ -285,6 +285,41 @@ TEST_F(BadInput, BimNonNumericPosition) {
   expect_rejected(bfile(p), {p + ".bim:5:", "position", "'12x4'"});
 }
 
+// Issue #29: a NaN or infinite centimorgan position (plink2 refuses it too), and an infinite or
+// overflowing .fam phenotype; "nan" there stays PLINK's missing code.
+TEST_F(BadInput, BimNonFiniteCentimorgans) {
+  for (const char* v : {"nan", "inf", "-inf", "1e999"}) {
+    const std::string p = copy_of(good_, "bad");
+    auto lines = read_lines(p + ".bim");
+    auto f = fields(lines[2]);
+    f[2] = v;
+    lines[2] = join(f, '\t');
+    write_lines(p + ".bim", lines);
+    expect_rejected(bfile(p), {p + ".bim:3:", "centimorgan column (3) is not a finite number: '" + std::string(v) + "'"});
+  }
+}
+
+TEST_F(BadInput, FamNonFinitePhenotype) {
+  for (const char* v : {"inf", "-inf", "1e999"}) {
+    const std::string p = copy_of(good_, "bad");
+    auto lines = read_lines(p + ".fam");
+    auto f = fields(lines[1]);
+    f[5] = v;
+    lines[1] = join(f, ' ');
+    write_lines(p + ".fam", lines);
+    expect_rejected(bfile(p), {p + ".fam:2:", "phenotype column (6) is not a finite number: '" + std::string(v) + "'"});
+  }
+  const std::string p = copy_of(good_, "nanpheno");
+  auto lines = read_lines(p + ".fam");
+  auto f = fields(lines[1]);
+  f[5] = "nan";
+  lines[1] = join(f, ' ');
+  write_lines(p + ".fam", lines);
+  const outcome o = run_pmx("freq " + bfile(p) + " --threads 1 --out " + shq(out_dir_ + "/res"));
+  EXPECT_EQ(o.rc, 0) << o.err;
+  clear_out_dir();
+}
+
 // ---- .fam/.bim that do not fit the .bed
 
 // One extra .fam line. With 10 samples an 11th one still fits the 3-byte rows of the .bed (the

@@ -109,5 +109,29 @@ TEST(VarianceComponents, Errors) {
   expect_error([&] { read_variance_components(nan, 1); }, {nan + ":2:", "'foo' is not a number"});
 }
 
+// Issue #29: NaN, infinite and overflowing numbers are refused with file:line, the column and the
+// value; NA, "." and empty stay missing; an unbalanced quote is refused instead of entering an ID.
+TEST(BreedingRecords, NonFiniteNumbersAndStrayQuotes) {
+  for (const char* bad : {"nan", "inf", "-inf", "1e999", "-1e999", "Infinity"}) {
+    const auto trait = write(std::string("recnf_t") + bad + ".txt", std::string("ID herd dim milk\na1 h1 5 20\na2 h1 6 ") + bad + "\n");
+    expect_error([&] { read_breeding_records(trait, {"milk"}, {"herd"}, {"dim"}); },
+                 {trait + ":3:", "trait 'milk' (column 4): '" + std::string(bad) + "' is not a finite number"});
+    const auto covar = write(std::string("recnf_c") + bad + ".txt", std::string("ID herd dim milk\na1 h1 ") + bad + " 20\n");
+    expect_error([&] { read_breeding_records(covar, {"milk"}, {"herd"}, {"dim"}); },
+                 {covar + ":2:", "covariate 'dim' (column 3): '" + std::string(bad) + "' is not a finite number"});
+    const auto vc = write(std::string("vcnf") + bad + ".txt", std::string("genetic\n1 ") + bad + "\n0 1\nresidual\n1 0\n0 1\n");
+    expect_error([&] { read_variance_components(vc, 2); },
+                 {vc + ":2:", "column 2: '" + std::string(bad) + "' is not a finite number"});
+  }
+  // A negative variance (or any matrix that is not positive definite) is named.
+  const auto negative = write("vcneg.txt", "genetic\n-1\nresidual\n1\n");
+  expect_error([&] { read_variance_components(negative, 1); }, {negative + ":1: genetic matrix", "not positive definite"});
+  const auto quote = write("recq.txt", "ID herd milk\n\"a1 h1 20\n");
+  expect_error([&] { read_breeding_records(quote, {"milk"}, {}, {}); },
+               {quote + ":2:", "field 1 ('\"a1') has an unbalanced double quote"});
+  const auto ok = write("recok.txt", "ID,herd,milk\n\"a1\",\"h1\",20\n");
+  EXPECT_EQ(read_breeding_records(ok, {"milk"}, {}, {}).id[0], "a1");
+}
+
 }  // namespace
 }  // namespace pmx

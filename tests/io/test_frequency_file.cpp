@@ -117,6 +117,12 @@ TEST(FrequencyFile, Errors) {
   expect_input_error(write(dir, "n.frq", head + "1 v0 A C abc\n"), data, "n.frq:2: frequency 'abc' is not a number");
   expect_input_error(write(dir, "j.frq", head + "1 v0 A C 0.5abc\n"), data, "j.frq:2: frequency '0.5abc' is not a number");
   expect_input_error(write(dir, "r.frq", head + "1 v0 A C 1.5\n"), data, "r.frq:2: frequency out of [0, 1]");
+  // Issue #29: NaN, infinite and overflowing frequencies named with their value and column.
+  for (const char* bad : {"nan", "inf", "-inf", "1e999"})
+    expect_input_error(write(dir, std::string("nf") + bad + ".frq", head + "1 v0 A C " + bad + "\n"), data,
+                       std::string("nf") + bad + ".frq:2: frequency '" + bad + "' is not a finite number (column 5, MAF)");
+  expect_input_error(write(dir, "neg.frq", head + "1 v0 A C -0.25\n"), data,
+                     "neg.frq:2: frequency out of [0, 1]: '-0.25' (column 5, MAF)");
   expect_input_error(write(dir, "m.frq", head + "1 v0 A C 0.5\n1 v1 G T 0.5\n"), data, "variant 'v2'");
   expect_input_error(write(dir, "a.frq", head + "1 v0 A C 0.5\n1 v1 G T 0.5\n2 v2 C T 0.5\n"), data,
                      "a.frq:4: alleles of 'v2' (C/T) do not match the .bim (A/G)");

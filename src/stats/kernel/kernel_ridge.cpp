@@ -246,12 +246,12 @@ prediction_accuracy measure_prediction(const std::vector<double>& observed, cons
   prediction_accuracy a;
   double sy = 0, sp = 0;
   for (size_t i = 0; i < observed.size(); ++i)
-    if (!std::isnan(observed[i])) ++a.n, sy += observed[i], sp += predicted[i];
+    if (!std::isnan(observed[i]) && !std::isnan(predicted[i])) ++a.n, sy += observed[i], sp += predicted[i];
   if (a.n == 0) return {0, std::nan(""), std::nan("")};
   const double my = sy / double(a.n), mp = sp / double(a.n);
   double se = 0, cyy = 0, cpp = 0, cyp = 0;
   for (size_t i = 0; i < observed.size(); ++i) {
-    if (std::isnan(observed[i])) continue;
+    if (std::isnan(observed[i]) || std::isnan(predicted[i])) continue;
     const double e = observed[i] - predicted[i], dy = observed[i] - my, dp = predicted[i] - mp;
     se += e * e, cyy += dy * dy, cpp += dp * dp, cyp += dy * dp;
   }

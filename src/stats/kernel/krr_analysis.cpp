@@ -204,22 +204,8 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   }
   r.solution.W = std::move(W_all);
   r.solution.traits = t;
-  if (test) {
-    matched_columns obs;
-    try {
-      obs = match_columns(pt, r.traits, false, "--pheno", r.test_fid, r.test_iid);
-    } catch (const input_error&) {  // no TEST sample in the phenotype file: predictions only
-      log.message("No TEST sample has a phenotype in " + opt.pheno + ": no prediction accuracy");
-    }
-    for (int64_t c = 0; c < t && !obs.values.empty(); ++c) {
-      std::vector<double> pred(r.predictions.begin() + c * n_test, r.predictions.begin() + (c + 1) * n_test);
-      r.accuracy.push_back(measure_prediction(obs.values[c], pred));
-      const auto& a = r.accuracy.back();
-      if (a.n > 0)
-        log.message("TEST '" + r.traits[c] + "': " + std::to_string(a.n) + " samples with a phenotype, MSPE " +
-                    num(a.mspe) + ", Pearson r " + num(a.pearson));
-    }
-  }
+  if (test)
+    r.accuracy = detail::measure_test_predictions(pt, opt.pheno, r.traits, r.test_fid, r.test_iid, r.predictions.data(), log);
   return r;
 }
 

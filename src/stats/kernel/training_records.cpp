@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "panoramix/concatenated_samples.hpp"
+#include "core/number_text.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx::detail {
@@ -108,6 +109,31 @@ std::string describe_solve(const kernel_ridge_solution& s, const kernel_ridge_op
            (s.gmres_steps ? " with " + std::to_string(s.gmres_steps) + " GMRES-IR Krylov steps" : std::string());
   }
   return how;
+}
+
+std::vector<prediction_accuracy> measure_test_predictions(const phenotype_table& pheno, const std::string& pheno_path,
+                                                          const std::vector<std::string>& traits,
+                                                          const std::vector<std::string>& fid,
+                                                          const std::vector<std::string>& iid,
+                                                          const double* predictions, analysis_log& log) {
+  matched_columns obs;
+  try {
+    obs = match_columns(pheno, traits, false, "--pheno", fid, iid);
+  } catch (const input_error&) {  // no TEST sample in the phenotype file: predictions only
+    log.message("No TEST sample has a phenotype in " + pheno_path + ": no prediction accuracy");
+    return {};
+  }
+  const auto n = static_cast<int64_t>(fid.size());
+  std::vector<prediction_accuracy> out;
+  for (size_t c = 0; c < traits.size(); ++c) {
+    const std::vector<double> pred(predictions + static_cast<int64_t>(c) * n, predictions + static_cast<int64_t>(c + 1) * n);
+    out.push_back(measure_prediction(obs.values[c], pred));
+    const auto& a = out.back();
+    if (a.n > 0)
+      log.message("TEST '" + traits[c] + "': " + std::to_string(a.n) + " samples with a phenotype and a prediction, MSPE " +
+                  number_text(a.mspe, 6, "NA") + ", Pearson r " + number_text(a.pearson, 6, "NA"));
+  }
+  return out;
 }
 
 }  // namespace pmx::detail

@@ -84,4 +84,13 @@ covariate_scaling scale_covariates(const training_records& r, const std::string&
 /// size, the count of off-diagonal tiles per precision, the refinement and GMRES-IR steps.
 std::string describe_solve(const kernel_ridge_solution& s, const kernel_ridge_options& opt);
 
+/// Accuracy per trait of TEST predictions (TEST samples × traits, column-major) against the TEST
+/// samples' phenotypes in the --pheno file `pheno` (read from `pheno_path`), over the samples with
+/// a phenotype and a prediction; logged per trait. Empty when no TEST sample is in the file.
+std::vector<prediction_accuracy> measure_test_predictions(const phenotype_table& pheno, const std::string& pheno_path,
+                                                          const std::vector<std::string>& traits,
+                                                          const std::vector<std::string>& fid,
+                                                          const std::vector<std::string>& iid,
+                                                          const double* predictions, analysis_log& log);
+
 }  // namespace pmx::detail

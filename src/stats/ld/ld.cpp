@@ -13,6 +13,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/checked_number.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/ops/allele_counts.hpp"
 #include "panoramix/ops/crossprod.hpp"
@@ -47,7 +48,7 @@ double ld_value(int64_t n, int64_t sa, int64_t sb, int64_t saa, int64_t sbb, int
 }
 
 int64_t ld_window_bp_from_kb(double kb) {
-  if (!(kb >= 0)) throw input_error("--ld-window-kb must be >= 0");
+  detail::require_number(kb, "--ld-window-kb", detail::number_range::at_least(0));
   const double bp = kb * 1000 * (1 + 0x1p-44);  // PLINK's SMALL_EPSILON guard against 0.0299999...
   return bp >= 4294967295.0 ? int64_t{4294967295} : static_cast<int64_t>(bp);
 }
@@ -501,11 +502,10 @@ void compute_ld_square(const executor& exec, const genotype_source& data, const 
 // Windowed table
 
 void check_ld_options(const ld_options& opt) {
-  if (opt.window_variants < 2)
-    throw input_error("--ld-window must be at least 2 (got " + std::to_string(opt.window_variants) + ")");
+  detail::require_integer(opt.window_variants, "--ld-window", 2);
   if (opt.window_bp < 0) throw input_error("--ld-window-kb must be >= 0");
-  if (!(opt.window_r2 >= 0 && opt.window_r2 <= 1)) throw input_error("--ld-window-r2 must be in [0, 1]");
-  if (opt.memory_mb < 1) throw input_error("--memory must be at least 1 (MB)");
+  detail::require_number(opt.window_r2, "--ld-window-r2", detail::number_range::closed(0, 1));
+  detail::require_integer(opt.memory_mb, "--memory", 1, int64_t{1} << 30);  // MB; 2^30 MB = 1 PB
 }
 
 std::vector<int64_t> ld_window_ends(const genotype_source& data, const ld_options& opt) {

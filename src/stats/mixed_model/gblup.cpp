@@ -64,6 +64,16 @@ gblup_result fit_gblup(const executor& exec, const gblup_data& d, const gblup_op
     throw input_error(std::to_string(nf) + " phenotyped samples are too few for " +
                       std::to_string(p) + " fixed effects and a variance component");
   PMX_EXPECTS(static_cast<int64_t>(d.y.size()) == nf, "one phenotype per fitted sample");
+  // Callers of the library (not only the command line, whose readers refuse them) can pass NaN or
+  // infinite data; every later step would carry it into the results or the optimiser.
+  for (int64_t i = 0; i < nf; ++i)
+    if (!std::isfinite(d.y[i]))
+      throw input_error("phenotype of fitted sample " + std::to_string(i + 1) + " is not finite");
+  for (size_t c = 0; c < d.covariates.size(); ++c)
+    for (int64_t i = 0; i < nf; ++i)
+      if (!std::isfinite(d.covariates[c][i]))
+        throw input_error("covariate " + std::to_string(c + 1) + " of fitted sample " + std::to_string(i + 1) +
+                          " is not finite");
   // A = [1 covariates y − ȳ] (nf × q, column-major). Centring y changes only β̂₀ and keeps
   // yᵀH⁻¹y − (XᵀH⁻¹y)ᵀβ̂ free of cancellation when the mean is large.
   long double sum = 0;

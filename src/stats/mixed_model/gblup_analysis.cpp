@@ -1,10 +1,12 @@
 // The gBLUP analysis from files to results (gblup_analysis.hpp).
 #include "panoramix/gblup_analysis.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 
+#include "core/checked_number.hpp"
 #include "core/number_text.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/grm_files.hpp"
@@ -140,20 +142,56 @@ void match_records(const gblup_analysis_options& opt, const relationship& rel, g
   if (d.fitted.empty())
     throw input_error("--pheno " + opt.pheno + ": no genotyped sample has a non-missing value of '" +
                       pt.names[pcol] + "'" + (opt.covar.empty() ? "" : " and every covariate"));
+  // A constant trait (or covariate) leaves nothing to fit: say so by name before the fit fails
+  // on yᵀPy = 0 (or on collinear fixed effects) without naming the file.
+  const std::string fitted = std::to_string(d.fitted.size()) + " fitted sample(s)";
+  if (std::all_of(d.y.begin(), d.y.end(), [&](double v) { return v == d.y.front(); }))
+    throw input_error("--pheno " + opt.pheno + ": phenotype '" + pt.names[pcol] + "' has no variance: all " +
+                      fitted + " have the value " + num(d.y.front()));
+  for (size_t j = 0; j < d.covariates.size(); ++j) {
+    const auto& c = d.covariates[j];
+    if (std::all_of(c.begin(), c.end(), [&](double v) { return v == c.front(); }))
+      throw input_error("--covar " + opt.covar + ": covariate '" + cov_names[j] + "' is constant (" + num(c.front()) +
+                        ") over the " + fitted + ": it duplicates the intercept; leave it out with --covar-name");
+  }
+  // Sums of squares must stay finite (yᵀy, XᵀX in double precision): values near 1e308 are
+  // refused here rather than turning into an infinite likelihood.
+  auto squares_overflow = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x * x;
+    return !std::isfinite(s);
+  };
+  if (squares_overflow(d.y))
+    throw input_error("--pheno " + opt.pheno + ": phenotype '" + pt.names[pcol] +
+                      "' has values too large to square in double precision (rescale it)");
+  for (size_t j = 0; j < d.covariates.size(); ++j)
+    if (squares_overflow(d.covariates[j]))
+      throw input_error("--covar " + opt.covar + ": covariate '" + cov_names[j] +
+                        "' has values too large to square in double precision (rescale it)");
 }
 
 }  // namespace
 
 void check_gblup_options(const gblup_analysis_options& o) {
+  using detail::number_range;
   if (o.bfile.empty() == o.grm.empty())
     throw input_error("give exactly one of --bfile (compute the GRM) and --grm (read one)");
   if (!o.grm.empty() && !o.extract.empty())
     throw input_error("--extract selects variants and cannot apply to a precomputed --grm");
   if (o.reml && o.h2) throw input_error("--h2 and --reml exclude each other");
-  if (o.pc.pcs < 0) throw input_error("--pcs must not be negative (got " + std::to_string(o.pc.pcs) + ")");
-  if (o.pc.pcs > 0 && !(o.pc.tolerance > 0)) throw input_error("--pc-tol must be positive");
-  if (o.pc.pcs > 0 && o.pc.max_iterations < 1) throw input_error("--pc-max-iter must be at least 1");
-  if (o.pc.pcs > 0 && o.pc.oversample < 0) throw input_error("--pc-oversample must not be negative");
+  // h² = 1 makes H = G singular for a centred G; NaN would otherwise read as "not given".
+  if (o.h2) detail::require_number(*o.h2, "--h2", number_range::half_open(0, 1));
+  if (o.pheno_name.empty()) detail::require_integer(o.mpheno, "--mpheno", 1);
+  detail::require_integer(o.pc.pcs, "--pcs", 0);
+  if (o.pc.pcs > 0) {
+    detail::require_number(o.pc.tolerance, "--pc-tol", number_range::above(0));
+    detail::require_integer(o.pc.max_iterations, "--pc-max-iter", 1);
+    detail::require_integer(o.pc.oversample, "--pc-oversample", 0);
+  }
+  if (o.grm_repair.bend && o.grm_repair.add_diagonal)
+    throw input_error("give at most one of --grm-bend and --grm-add-diagonal");
+  if (o.grm_repair.add_diagonal)
+    detail::require_number(*o.grm_repair.add_diagonal, "--grm-add-diagonal", number_range::above(0));
 }
 
 gblup_analysis run_gblup_analysis(const gblup_analysis_options& opt, const analysis_context& ctx) {
@@ -177,6 +215,18 @@ gblup_analysis run_gblup_analysis(const gblup_analysis_options& opt, const analy
   // ---- phenotype and covariates, matched by FID + IID
   gblup_data d;
   match_records(opt, rel, d, log);
+  // ---- G fit for a covariance matrix (finite, not all zero, positive semi-definite), or
+  // repaired as asked; before any factorisation, which could loop on a NaN or fit a bad G quietly.
+  // A --grm that is not positive semi-definite is refused; one computed here (pairwise counts with
+  // missing calls can make it indefinite) is noted in the log and REML bounds h² as before.
+  log.begin("check G");
+  const std::string source = opt.grm.empty() ? "G computed from --bfile " + opt.bfile
+                                             : "--grm file '" + opt.grm + ".grm.bin'";
+  const grm_indefinite indefinite = opt.grm.empty() ? grm_indefinite::note : grm_indefinite::refuse;
+  for (const auto& line :
+       check_grm_for_model(exec, n, rel.G.data(), rel.fid, rel.iid, opt.grm_repair, source, indefinite))
+    log.message(line);
+  log.end();
   // ---- fit
   gblup_options go;
   go.h2 = opt.h2;

@@ -93,6 +93,7 @@ pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& p
   std::vector<double> r(N), z(N), p(N), q(N), part;
   part.reserve((N + chunk - 1) / chunk);
   const double bb = dot(N, b, b, part, nt);
+  if (!std::isfinite(bb)) throw numeric_error("PCG: the right-hand side holds a non-finite value (or overflows)");
   if (bb == 0) {
     std::fill(x, x + N, 0.0);
     res.converged = true;
@@ -139,6 +140,10 @@ pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& p
     precondition(r.data(), z.data());
     const double rz_new = dot(N, r.data(), z.data(), part, nt);
     rr = dot(N, r.data(), r.data(), part, nt);
+    // A NaN never meets the stopping rule: without this PCG would run to max_iterations on it.
+    if (!std::isfinite(rr) || !std::isfinite(rz_new))
+      throw numeric_error("PCG: the residual became non-finite at iteration " + std::to_string(it + 1) +
+                          " (a NaN or infinity in the equations or the preconditioner)");
     lanczos.add(alpha, beta);
     beta = rz_new / rz;
     rz = rz_new;

@@ -258,7 +258,8 @@ reml_result fit_reml(const h2_evaluator& ev, const reml_options& opt) {
     ++evaluations;
     try {
       const h2_evaluation e = h2 == 0.0 ? at0 : ev.evaluate(h2, h2_detail::value);
-      return reml_profile(ev.host(), e, n, q, ld_xtx).logl;
+      const double l = reml_profile(ev.host(), e, n, q, ld_xtx).logl;
+      return std::isnan(l) ? -std::numeric_limits<double>::infinity() : l;  // NaN never wins a comparison
     } catch (const numeric_error&) {
       return -std::numeric_limits<double>::infinity();  // H not positive definite there
     }
@@ -270,6 +271,7 @@ reml_result fit_reml(const h2_evaluator& ev, const reml_options& opt) {
   for (int i = 0; i <= k; ++i) {
     xs[i] = hi * i / k;
     fs[i] = logl(xs[i]);
+    if (std::isnan(fs[i])) fs[i] = -std::numeric_limits<double>::infinity();  // never the maximum
     if (fs[i] > fs[best]) best = i;
   }
   if (!std::isfinite(fs[best]))
@@ -279,6 +281,10 @@ reml_result fit_reml(const h2_evaluator& ev, const reml_options& opt) {
   double fmin = 0;
   double h2 = brent_minimise([&](double x) { return -logl(x); }, lo_b, hi_b, opt.tolerance, fmin);
   double best_logl = -fmin;
+  if (!std::isfinite(best_logl) && std::isfinite(fs[best])) {  // Brent met only NaN/-inf: the grid's best
+    h2 = xs[best];
+    best_logl = fs[best];
+  }
   // The ends themselves (Brent never evaluates the bracket's ends).
   for (double end : {lo_b, hi_b})
     if ((end == 0.0 || end == xs[k]) && fs[end == 0.0 ? 0 : k] >= best_logl) {
@@ -294,7 +300,7 @@ reml_result fit_reml(const h2_evaluator& ev, const reml_options& opt) {
       ++evaluations;
       const auto e = ev.evaluate(h2, h2_detail::derivatives);
       const auto pt = reml_profile(ev.host(), e, n, q, ld_xtx);
-      if (!(pt.d2logl < 0)) break;
+      if (!std::isfinite(pt.dlogl) || !(pt.d2logl < 0) || !std::isfinite(pt.d2logl)) break;  // keep Brent's h²
       double step = -pt.dlogl / pt.d2logl;
       const double next = std::clamp(h2 + step, lo_b, hi_b);
       step = next - h2;

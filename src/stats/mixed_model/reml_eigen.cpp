@@ -16,7 +16,14 @@ class eigen_evaluator final : public h2_evaluator {
   eigen_evaluator(const executor& exec, int64_t n, const double* G, int64_t q, const double* A)
       : n_(n), q_(q), host_(exec.host()), s_(n), U_(n * n), At_(n * q) {
     std::vector<double> work(G, G + n * n);
+    // LAPACK's eigensolvers can iterate without end on a NaN: refuse it here, naming the entry.
+    for (int64_t i = 0; i < n * n; ++i)
+      if (!std::isfinite(work[i]))
+        throw numeric_error("eigen evaluator: G entry (" + std::to_string(i / n + 1) + ", " +
+                            std::to_string(i % n + 1) + ") is not finite");
     symmetric_eigen(exec, n, work.data(), n, n, s_.data(), U_.data(), n);
+    for (double v : s_)
+      if (!std::isfinite(v)) throw numeric_error("eigen evaluator: the eigendecomposition of G gave a non-finite eigenvalue");
     // Ã = Uᵀ A (n × q, column-major).
     dense_gemm(host_, true, false, n, q, n, 1.0, U_.data(), n, A, n, 0.0,
                 At_.data(), n);

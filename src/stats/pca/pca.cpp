@@ -11,6 +11,7 @@
 #include <string>
 
 #include "panoramix/allele_frequencies.hpp"
+#include "core/checked_number.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/grm.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
@@ -358,10 +359,10 @@ pca_result randomized_pca(const executor& exec, const genotype_source& data, con
 }  // namespace
 
 void check_pca_options(const pca_options& opt) {
-  if (opt.pcs < 1) throw input_error("--pcs must be at least 1 (got " + std::to_string(opt.pcs) + ")");
-  if (!(opt.tolerance > 0)) throw input_error("--tol must be positive");
-  if (opt.max_iterations < 1) throw input_error("--max-iter must be at least 1");
-  if (opt.oversample < 0) throw input_error("--oversample must not be negative");
+  detail::require_integer(opt.pcs, "--pcs", 1);
+  detail::require_number(opt.tolerance, "--tol", detail::number_range::above(0));
+  detail::require_integer(opt.max_iterations, "--max-iter", 1);
+  detail::require_integer(opt.oversample, "--oversample", 0);
   if (opt.exact && opt.missing != pca_missing_mode::plink)
     throw input_error("pca: --missing impute applies to the randomized path only (--exact is PLINK's matrix)");
 }

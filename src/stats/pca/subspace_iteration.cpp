@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "panoramix/error.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
 
 namespace pmx::detail {
@@ -46,6 +47,11 @@ subspace_iteration_result top_eigenpairs(const executor& host, const subspace_it
     dense_gemm(host, true, false, l, l, n, 1.0, Q.data(), n, Y.data(), n, 0.0, B.data(), l);
     for (int64_t a = 0; a < l; ++a)
       for (int64_t c = 0; c < a; ++c) B[c * l + a] = B[a * l + c] = 0.5 * (B[c * l + a] + B[a * l + c]);
+    // A NaN never meets the tolerance and can hang LAPACK's eigensolver: stop with a named error.
+    for (double b : B)
+      if (!std::isfinite(b))
+        throw numeric_error(opt.progress_stage + ": the operator gave a non-finite value at subspace step " +
+                            std::to_string(it) + " (a NaN or infinity in the matrix)");
     symmetric_eigen(host, l, B.data(), l, l, theta.data(), U.data(), l);
     // Ritz vectors X = Q U and G X = Y U (all l: the filter continues from them).
     dense_gemm(host, false, false, n, l, l, 1.0, Q.data(), n, U.data(), l, 0.0, X.data(), n);

@@ -78,7 +78,8 @@ constexpr int64_t batch = 8;  // sires sharing one walk of their reduced pedigre
 
 }  // namespace
 
-std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_method method) {
+std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_method method,
+                               progress_sink* progress) {
   const int64_t n = ped.size();
   std::vector<double> F(n, 0.0), D(n, 1.0);  // depth order until the end
   if (n == 0) return F;
@@ -115,6 +116,16 @@ std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_meth
   for (int64_t i = 0; i < n; ++i) by_level[i] = i;
   const bool trace = method == inbreeding_method::meuwissen_luo;
 
+  // Progress in units of work, not animals: a level's walks visit at most the animals above it,
+  // so a level weighs (its walks) x (animals of smaller depth) + its animals. In a chain that is
+  // the real cost (each level one walk over everything above); elsewhere an upper bound.
+  std::vector<double> done_after(max_depth + 1, 0.0);
+  for (int32_t lev = 1; lev <= max_depth; ++lev) {
+    const int64_t walks = trace ? o.level[lev + 1] - o.level[lev]
+                                : (sires_at_depth_start[lev] - sires_at_depth_start[lev - 1] + batch - 1) / batch;
+    done_after[lev] = done_after[lev - 1] + static_cast<double>(walks) * static_cast<double>(o.level[lev]) +
+                      static_cast<double>(o.level[lev + 1] - o.level[lev]);
+  }
   const int nt = threads > 0 ? threads : omp_get_max_threads();
   std::vector<workspace> work(nt);
   for (int32_t lev = 1; lev <= max_depth; ++lev) {
@@ -279,6 +290,8 @@ std::vector<double> inbreeding(const pedigree& ped, int threads, inbreeding_meth
       const double fd = dam[i] == unknown ? -1.0 : F[dam[i]];
       D[i] = 0.5 - 0.25 * (fs + fd);
     }
+    // A deep pedigree (a chain of a million generations) takes long: say how far it has come.
+    report(progress, "inbreeding", done_after[lev] / done_after[max_depth]);
   }
   std::vector<double> out(n);
   for (int64_t r = 0; r < n; ++r) out[o.original[r]] = F[r];

@@ -259,4 +259,16 @@ pedigree pedigree::from_records(const std::vector<pedigree_record>& records,
   return out;
 }
 
+int64_t pedigree_depth(const pedigree& ped) {
+  // Parents come first, so one pass in index order sees both parents' depths.
+  std::vector<int64_t> depth(static_cast<size_t>(ped.size()), 0);
+  int64_t deepest = 0;
+  for (int64_t i = 0; i < ped.size(); ++i) {
+    if (ped.sire(i) != pedigree::unknown) depth[i] = std::max(depth[i], depth[ped.sire(i)] + 1);
+    if (ped.dam(i) != pedigree::unknown) depth[i] = std::max(depth[i], depth[ped.dam(i)] + 1);
+    deepest = std::max(deepest, depth[i]);
+  }
+  return deepest;
+}
+
 }  // namespace pmx

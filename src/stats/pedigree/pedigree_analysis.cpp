@@ -5,7 +5,17 @@
 
 #include <algorithm>
 
+#include "core/number_text.hpp"
+
 namespace pmx {
+namespace {
+
+// Deeper than any real pedigree (20-60 generations) by far: warned about at once.
+constexpr int64_t deep_pedigree_generations = 1000;
+
+std::string number(double v) { return detail::number_text(v, 3); }
+
+}  // namespace
 
 pedigree_analysis run_pedigree_analysis(const pedigree_analysis_options& opt, analysis_log* log_or_null) {
   null_analysis_log quiet;
@@ -24,8 +34,21 @@ pedigree_analysis run_pedigree_analysis(const pedigree_analysis_options& opt, an
               std::to_string(notes.parents_listed_later) +
               " records with a parent listed after them)");
 
+  // Depth first, and at once: the cost of exact inbreeding grows with it (pedigree.hpp), so a
+  // pathological pedigree is named before the long stage starts rather than after it.
+  // Only animals with both parents known cost a walk (the others' F is 0 without one).
+  const int64_t depth = pedigree_depth(ped);
+  int64_t both = 0;
+  for (int64_t i = 0; i < ped.size(); ++i) both += ped.sire(i) != pedigree::unknown && ped.dam(i) != pedigree::unknown;
+  log.message(std::to_string(depth) + " generations (longest line of descent from a founder)");
+  if (depth > deep_pedigree_generations && both > 0)
+    log.message("Warning: the pedigree is " + std::to_string(depth) + " generations deep (livestock pedigrees are "
+                "20-60): exact inbreeding walks every sire's ancestors, so its cost grows with the depth, to "
+                "about (animals with both parents known) x depth / 2 = " +
+                number(0.5 * static_cast<double>(both) * static_cast<double>(depth)) +
+                " steps for a chain; it may take long (progress is reported as it runs)");
   log.begin("inbreeding");
-  r.F = inbreeding(ped, threads);
+  r.F = inbreeding(ped, threads, inbreeding_method::automatic, &log);
   log.end();
   int64_t inbred = 0;
   double sum = 0, max = 0;

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "panoramix/breeding_records.hpp"
+#include "core/checked_number.hpp"
 #include "core/number_text.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/frequency_file.hpp"
@@ -81,10 +82,19 @@ void log_solution(const single_step_analysis_options& opt, const executor& exec,
 
 }  // namespace
 
+void check_single_step_options(const single_step_analysis_options& o) {
+  using detail::number_range;
+  detail::require_number(o.w, "--w", number_range::closed(0, 1));
+  detail::require_number(o.tol, "--tol", number_range::above(0));
+  detail::require_number(o.solution_tol, "--solution-tol", number_range::at_least(0));
+  detail::require_integer(o.max_iterations, "--max-iter", 1);
+}
+
 single_step_analysis run_single_step_analysis(const single_step_analysis_options& opt,
                                               const analysis_context& ctx) {
   null_analysis_log quiet;
   analysis_log& log = ctx.log ? *ctx.log : quiet;
+  check_single_step_options(opt);
   const std::string model = model_name(opt.model);
   if (opt.model != single_step_model::pblup && opt.bfile.empty())
     throw input_error("--model " + model + " needs genotypes: give --bfile");

@@ -118,7 +118,7 @@ TEST(KernelRidge, NotPositiveDefiniteIsNamed) {
 }
 
 TEST(KernelRidge, PredictionAccuracyClosedForm) {
-  const std::vector<double> y = {1, 2, NAN, 4, 5}, p = {1.5, 1.5, 9, 3, 6};
+  const std::vector<double> y = {1, 2, NAN, 4, 5, 7}, p = {1.5, 1.5, 9, 3, 6, NAN};
   const prediction_accuracy a = measure_prediction(y, p);
   EXPECT_EQ(a.n, 4);
   EXPECT_DOUBLE_EQ(a.mspe, (0.25 + 0.25 + 1 + 1) / 4);

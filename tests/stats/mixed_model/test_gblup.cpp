@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
@@ -81,6 +82,38 @@ mme_solution henderson(int64_t n, const std::vector<double>& G, const std::vecto
     s.pev.push_back(static_cast<double>(s2e * Cinv[(p + i) * k + p + i]));
   }
   return s;
+}
+
+// Issue #29: a NaN or infinite phenotype or covariate from a library caller is refused by name
+// before the fit (the command line's readers refuse them earlier).
+TEST(Gblup, NonFiniteDataIsRefused) {
+  const int64_t n = 8;
+  const auto G = test::matrix_with_spectrum({3, 2, 1.5, 1, 0.75, 0.5, 0.25, 0.125}, 3);
+  gblup_data d;
+  d.n = n;
+  d.G = G.data();
+  for (int64_t i = 0; i < n; ++i) d.fitted.push_back(i), d.y.push_back(static_cast<double>(i % 3));
+  d.covariates = {std::vector<double>(n, 0.0)};
+  for (int64_t i = 0; i < n; ++i) d.covariates[0][i] = static_cast<double>(i);
+  d.covariate_names = {"x"};
+  gblup_options o;
+  o.h2 = 0.5;
+  const executor exec(backend::cpu, 1);
+  auto refusal = [&](const gblup_data& data) -> std::string {
+    try {
+      fit_gblup(exec, data, o);
+    } catch (const input_error& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(refusal(d), "accepted");
+  gblup_data bad = d;
+  bad.y[1] = std::nan("");
+  EXPECT_EQ(refusal(bad), "phenotype of fitted sample 2 is not finite");
+  bad = d;
+  bad.covariates[0][6] = -std::numeric_limits<double>::infinity();
+  EXPECT_EQ(refusal(bad), "covariate 1 of fitted sample 7 is not finite");
 }
 
 TEST(Gblup, MatchesHendersonMixedModelEquations) {
@@ -414,12 +447,14 @@ TEST_F(GblupErrors, IdsNotFound) {
 
 TEST_F(GblupErrors, NotANumber) {
   const auto p = write("p4.txt", "775 775 1.0\n2166 2166 abc\n");
-  expect_error("--bfile " + test::shq(wheat) + " --pheno " + test::shq(p), p + ":2: column '1' value 'abc'",
-               "nan");
+  expect_error("--bfile " + test::shq(wheat) + " --pheno " + test::shq(p),
+               p + ":2: column 3 ('1'): value 'abc' is not a number", "nan");
 }
 
 TEST_F(GblupErrors, NonPositiveDefiniteGPlusLambdaI) {
-  // A 6-sample GCTA GRM with eigenvalue −1 (diag(1,1,1,1,1,−1)): 0.9 G + 0.1 I is indefinite.
+  // A 6-sample GCTA GRM with eigenvalue −1 (diag(1,1,1,1,1,−1)): not a covariance matrix, refused
+  // by the check of G before either evaluator sees it (issue #29; the evaluators' own refusal of an
+  // indefinite h²G + (1−h²)I is test_reml's NonPositiveDefiniteHIsANumericError).
   auto& w = test::work();
   {
     std::ofstream id(w.path("neg.grm.id"));
@@ -435,7 +470,9 @@ TEST_F(GblupErrors, NonPositiveDefiniteGPlusLambdaI) {
   for (const char* ev : {"eigen", "cholesky"})
     expect_error("--grm " + test::shq(w.path("neg")) + " --pheno " + test::shq(p) +
                      " --h2 0.9 --reml-evaluator " + ev,
-                 "is not positive definite at h² = 0.9", std::string("notpd_") + ev);
+                 "--grm file '" + w.path("neg") + ".grm.bin': G is not positive semi-definite: its smallest "
+                 "eigenvalue is -1 (largest 1)",
+                 std::string("notpd_") + ev);
 }
 
 }  // namespace

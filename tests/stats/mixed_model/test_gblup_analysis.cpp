@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -293,13 +295,33 @@ TEST(GblupAnalysis, OptionChecksComeFirst) {
   o = base, o.bfile = "b", o.h2 = 0.3, o.reml = true;
   refused(o, "--h2 and --reml exclude each other");
   o = base, o.bfile = "b", o.pc.pcs = -1;
-  refused(o, "--pcs must not be negative (got -1)");
+  refused(o, "--pcs must be at least 0 (got -1)");
   o = base, o.bfile = "b", o.pc.pcs = 2, o.pc.tolerance = 0;
-  refused(o, "--pc-tol must be positive");
+  refused(o, "--pc-tol must be a finite number > 0 (got 0)");
+  o = base, o.bfile = "b", o.pc.pcs = 2, o.pc.tolerance = std::numeric_limits<double>::infinity();
+  refused(o, "--pc-tol must be a finite number > 0 (got inf)");
   o = base, o.bfile = "b", o.pc.pcs = 2, o.pc.max_iterations = 0;
-  refused(o, "--pc-max-iter must be at least 1");
+  refused(o, "--pc-max-iter must be at least 1 (got 0)");
   o = base, o.bfile = "b", o.pc.pcs = 2, o.pc.oversample = -1;
-  refused(o, "--pc-oversample must not be negative");
+  refused(o, "--pc-oversample must be at least 0 (got -1)");
+  // h² (issue #29: a NaN used to read as "not given" and REML ran instead).
+  for (const auto& [h2, text] : std::vector<std::pair<double, std::string>>{
+           {std::nan(""), "nan"}, {std::numeric_limits<double>::infinity(), "inf"},
+           {-std::numeric_limits<double>::infinity(), "-inf"}, {-0.1, "-0.1"}, {1.0, "1"}, {1.5, "1.5"}}) {
+    o = base, o.bfile = "b", o.h2 = h2;
+    refused(o, "--h2 must be a finite number in [0, 1) (got " + text + ")");
+  }
+  o = base, o.bfile = "b", o.h2 = 0.0;
+  EXPECT_NO_THROW(check_gblup_options(o));
+  o = base, o.bfile = "b", o.mpheno = 0;
+  refused(o, "--mpheno must be at least 1 (got 0)");
+  o = base, o.grm = "g", o.grm_repair.bend = true, o.grm_repair.add_diagonal = 0.1;
+  refused(o, "give at most one of --grm-bend and --grm-add-diagonal");
+  for (const auto& [x, text] : std::vector<std::pair<double, std::string>>{
+           {0.0, "0"}, {-1.0, "-1"}, {std::nan(""), "nan"}, {std::numeric_limits<double>::infinity(), "inf"}}) {
+    o = base, o.grm = "g", o.grm_repair.add_diagonal = x;
+    refused(o, "--grm-add-diagonal must be a finite number > 0 (got " + text + ")");
+  }
   // PC settings are not checked without PCs.
   o = base, o.bfile = "b", o.pc.pcs = 0, o.pc.tolerance = 0;
   EXPECT_NO_THROW(check_gblup_options(o));
@@ -324,6 +346,120 @@ TEST(GblupAnalysis, AsksForExecutorThenGenotypes) {
                        }};
   EXPECT_THROW(run_gblup_analysis(o, ctx), input_error);
   EXPECT_EQ(asked, (std::vector<std::string>{"executor", "genotypes"}));
+}
+
+// Issue #29: bad numbers in the inputs are refused by name, before any fit.
+std::string analysis_refusal(const gblup_analysis_options& o) {
+  try {
+    run_gblup_analysis(o, cpu_context(nullptr));
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+// A GCTA GRM with exactly the given float entries (row-major n × n, lower triangle written).
+void write_grm_entries(const std::string& prefix, int64_t n, const std::vector<double>& G) {
+  std::ofstream id(prefix + ".grm.id"), bin(prefix + ".grm.bin", std::ios::binary);
+  for (int64_t i = 0; i < n; ++i) {
+    id << "F" << i << " I" << i << "\n";
+    for (int64_t j = 0; j <= i; ++j) {
+      const float v = static_cast<float>(G[i * n + j]);
+      bin.write(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+  }
+}
+
+TEST(GblupAnalysis, ConstantPhenotypeOrCovariateIsNamed) {
+  test::temp_dir dir;
+  const grm_fixture grm = write_grm(dir, 12);
+  {
+    std::ofstream ph(dir.path("ph.txt")), cv(dir.path("cv.txt"));
+    ph << "FID IID bw flat\n";
+    cv << "FID IID age sex\n";
+    for (int i = 0; i < 12; ++i) {
+      ph << "F" << i << " I" << i << " " << 1 + i % 5 << " " << (i == 3 ? "NA" : "2.5") << "\n";
+      cv << "F" << i << " I" << i << " " << 20 + i << " 1\n";
+    }
+  }
+  gblup_analysis_options o;
+  o.grm = grm.prefix, o.pheno = dir.path("ph.txt"), o.pheno_name = "flat", o.h2 = 0.3;
+  EXPECT_EQ(analysis_refusal(o), "--pheno " + o.pheno + ": phenotype 'flat' has no variance: all 11 fitted sample(s) "
+                                 "have the value 2.5");
+  o.pheno_name = "bw", o.covar = dir.path("cv.txt"), o.covar_names = {"age", "sex"};
+  EXPECT_EQ(analysis_refusal(o), "--covar " + o.covar + ": covariate 'sex' is constant (1) over the 12 fitted "
+                                 "sample(s): it duplicates the intercept; leave it out with --covar-name");
+  o.covar_names = {"age"};
+  EXPECT_EQ(analysis_refusal(o), "accepted");
+  // Finite values whose squares overflow.
+  {
+    std::ofstream ph(dir.path("huge.txt"));
+    for (int i = 0; i < 12; ++i) ph << "F" << i << " I" << i << " " << (i == 4 ? "1e200" : "1") << "\n";
+  }
+  o = {}, o.grm = grm.prefix, o.pheno = dir.path("huge.txt"), o.h2 = 0.3;
+  EXPECT_EQ(analysis_refusal(o), "--pheno " + o.pheno + ": phenotype '1' has values too large to square in double "
+                                 "precision (rescale it)");
+}
+
+TEST(GblupAnalysis, GrmThatIsNotACovarianceIsRefusedUnlessRepaired) {
+  test::temp_dir dir;
+  const int64_t n = 16;
+  // Eigenvalues exactly representable; one negative. Stored as float: the spectrum moves by ~1e-7.
+  std::vector<double> lambda(n);
+  for (int64_t i = 0; i < n; ++i) lambda[i] = 0.25 + 0.125 * static_cast<double>(i);
+  lambda[5] = -0.25;
+  const std::vector<double> G = test::matrix_with_spectrum(lambda, 3);
+  const std::string prefix = dir.path("bad");
+  write_grm_entries(prefix, n, G);
+  std::vector<double> y(n);
+  {
+    std::ofstream ph(dir.path("ph.txt"));
+    for (int64_t i = 0; i < n; ++i) {
+      y[i] = std::sin(1.0 + static_cast<double>(i)) * 3;
+      ph << "F" << i << " I" << i << " " << std::to_string(y[i]) << "\n";
+    }
+  }
+  gblup_analysis_options o;
+  o.grm = prefix, o.pheno = dir.path("ph.txt"), o.h2 = 0.4;
+  const std::string said = analysis_refusal(o);
+  EXPECT_EQ(said.rfind("--grm file '" + prefix + ".grm.bin': G is not positive semi-definite: its smallest "
+                       "eigenvalue is -0.2",
+                       0),
+            0u)
+      << said;
+  EXPECT_NE(said.find("leading minor of order"), std::string::npos) << said;
+  // --grm-add-diagonal 0.5: the fit is that of G + 0.5 I (the oracle: GLS/BLUP in long double).
+  o.grm_repair.add_diagonal = 0.5;
+  recording_log log;
+  const gblup_analysis r = run_gblup_analysis(o, cpu_context(&log));
+  std::vector<double> Gf(n * n);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      Gf[i * n + j] = static_cast<double>(static_cast<float>(G[std::max(i, j) * n + std::min(i, j)])) + (i == j ? 0.5 : 0);
+  std::vector<int64_t> fit(n);
+  std::iota(fit.begin(), fit.end(), 0);
+  std::vector<std::vector<double>> X{std::vector<double>(n, 1.0)};
+  std::vector<double> yf;
+  for (int64_t i = 0; i < n; ++i) yf.push_back(std::stod(std::to_string(y[i])));
+  std::vector<double> beta, g;
+  gls_blup(Gf, n, fit, X, yf, 0.4, beta, g);
+  EXPECT_LE(max_rel(r.fit.beta, beta), 1e-10);
+  EXPECT_LE(max_rel(r.fit.gebv, g), 1e-10);
+  EXPECT_NE(std::find(log.events.begin(), log.events.end(),
+                      "message --grm-add-diagonal: 0.5 added to each of the 16 diagonal entries of G"),
+            log.events.end());
+  // --grm-bend: accepted, logged.
+  o.grm_repair = {.bend = true};
+  recording_log bent;
+  EXPECT_NO_THROW(run_gblup_analysis(o, cpu_context(&bent)));
+  EXPECT_NE(std::find_if(bent.events.begin(), bent.events.end(),
+                         [](const std::string& e) { return e.rfind("message --grm-bend: 1 of 16 eigenvalues", 0) == 0; }),
+            bent.events.end());
+  // All zeros: refused even with a repair.
+  write_grm_entries(dir.path("zero"), n, std::vector<double>(n * n, 0.0));
+  o.grm = dir.path("zero"), o.grm_repair = {};
+  EXPECT_EQ(analysis_refusal(o), "--grm file '" + o.grm + ".grm.bin': every entry of the 16 x 16 GRM is 0: it carries "
+                                 "no relationship to fit");
 }
 
 }  // namespace

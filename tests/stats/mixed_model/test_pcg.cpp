@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <string>
 #include <numeric>
 #include <vector>
 
+#include "panoramix/error.hpp"
 #include "panoramix/single_step_pcg.hpp"
 #include "test_support.hpp"
 
@@ -83,6 +86,55 @@ TEST(PcgErrorEstimate, StoppingOnTheEstimateDeliversIt) {
   const pcg_result r = run(p, {1e-12, 0, 10000}, x);
   EXPECT_GT(relative_error(x, p.x), 1e-8);
   EXPECT_GE(r.estimated_error, relative_error(x, p.x));
+}
+
+// Issue #29: a NaN never meets PCG's stopping rule, so PCG stops with a named error instead of
+// running to max_iterations: on a non-finite right-hand side, an operator that returns NaN, and a
+// preconditioner that starts returning NaN after some calls. Each stops within the first few
+// products (counted).
+std::string pcg_refusal(const spd_problem& p, std::vector<double> b, int nan_operator_after,
+                        int nan_preconditioner_after, int& products) {
+  const int64_t n = p.n;
+  std::vector<double> x(n, 0.0);
+  products = 0;
+  int preconditions = 0;
+  auto apply = [&](const double* v, double* y) {
+    ++products;
+    for (int64_t i = 0; i < n; ++i) {
+      double s = 0;
+      for (int64_t j = 0; j < n; ++j) s += p.C[i * n + j] * v[j];
+      y[i] = products > nan_operator_after ? std::nan("") : s;
+    }
+  };
+  auto precondition = [&](const double* r, double* z) {
+    ++preconditions;
+    for (int64_t i = 0; i < n; ++i) z[i] = preconditions > nan_preconditioner_after ? std::nan("") : r[i];
+  };
+  try {
+    pcg_solve(n, apply, precondition, b.data(), x.data(), {1e-30, 0, 10000}, 1);
+  } catch (const numeric_error& e) {
+    return e.what();
+  }
+  return "solved";
+}
+
+TEST(PcgNonFinite, StopsWithANamedError) {
+  const spd_problem p = problem(20, 100, 5);
+  int products = 0;
+  std::vector<double> b = p.b;
+  b[3] = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(pcg_refusal(p, b, 1 << 30, 1 << 30, products),
+            "PCG: the right-hand side holds a non-finite value (or overflows)");
+  EXPECT_EQ(products, 0);
+  // The operator's second product is NaN: pᵀCp is NaN at iteration 1.
+  EXPECT_NE(pcg_refusal(p, p.b, 1, 1 << 30, products).find("PCG: the mixed model equations are not positive definite"),
+            std::string::npos);
+  EXPECT_EQ(products, 2);
+  // The preconditioner's 5th call (iteration 3) is NaN: the residual test names the iteration.
+  EXPECT_EQ(pcg_refusal(p, p.b, 1 << 30, 4, products),
+            "PCG: the residual became non-finite at iteration 3 (a NaN or infinity in the equations or the "
+            "preconditioner)");
+  EXPECT_EQ(products, 4);
 }
 
 }  // namespace

@@ -230,6 +230,19 @@ TEST(Reml, NonPositiveDefiniteHIsANumericError) {
   EXPECT_LT(r.h2, 2.0 / 3.0);
 }
 
+// Issue #29: a NaN in G is refused before LAPACK's eigensolver sees it (it can iterate without end
+// on one).
+TEST(Reml, NonFiniteGIsRefusedBeforeTheEigensolver) {
+  problem pr = make_problem(12, 6);
+  pr.G[3 * 12 + 7] = pr.G[7 * 12 + 3] = std::nan("");
+  try {
+    make_eigen_evaluator(executor(backend::cpu, 1), pr.n, pr.G.data(), pr.q, pr.A.data());
+    ADD_FAILURE() << "accepted";
+  } catch (const numeric_error& e) {
+    EXPECT_STREQ(e.what(), "eigen evaluator: G entry (4, 8) is not finite");
+  }
+}
+
 // ---- GEMMA 0.98.5 on the HS mice, body weight (Obesity.EndNormalBW), sex as a covariate.
 std::string gemma_value(const std::string& log, const std::string& key) {
   std::smatch m;

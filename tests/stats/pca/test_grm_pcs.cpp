@@ -117,6 +117,23 @@ TEST(GrmPcs, InputErrors) {
   EXPECT_THROW(grm_top_eigenpairs(op, o, nullptr), input_error);
 }
 
+// Issue #29: a NaN in G never meets the Ritz tolerance (and can hang LAPACK's eigensolver): the
+// iteration stops at its first step with a named error instead of running max_iterations steps.
+TEST(GrmPcs, NonFiniteMatrixStopsWithANamedError) {
+  std::vector<double> G = test::matrix_with_spectrum({3, 2, 1, 0.5, 0.25}, 1);
+  G[2 * 5 + 1] = G[1 * 5 + 2] = std::nan("");
+  const shifted_operand op(executor(backend::cpu, 1), 5, G.data(), 5);
+  grm_pcs_options o;
+  o.pcs = 2, o.oversample = 1, o.max_iterations = 1000000;
+  try {
+    grm_top_eigenpairs(op, o, nullptr);
+    ADD_FAILURE() << "no error";
+  } catch (const numeric_error& e) {
+    EXPECT_STREQ(e.what(), "principal components of G: the operator gave a non-finite value at subspace step 1 (a NaN "
+                           "or infinity in the matrix)");
+  }
+}
+
 // ---- real data: the GRM of compute_grm, as gblup builds it (X/Y/MT dropped)
 std::vector<double> real_grm(const std::string& prefix, grm_method method, int64_t& n) {
   plink_fileset data(prefix);

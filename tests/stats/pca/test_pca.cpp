@@ -374,7 +374,9 @@ TEST(PcaErrors, BadRequestsAreNamed) {
   expect_refused(in + " --pcs 162", "pcsbig", "exceeds the number of samples (161)");
   expect_refused(in + " --pcs 3 --exact --missing impute", "impexact", "--missing impute applies to the randomized");
   expect_refused(in + " --pcs 3 --missing mean", "missing", "--missing");
-  expect_refused(in + " --pcs 3 --tol 0", "tol", "--tol must be positive");
+  expect_refused(in + " --pcs 3 --tol 0", "tol", "--tol must be a finite number > 0 (got 0)");
+  expect_refused(in + " --pcs 3 --tol nan", "tolnan", "--tol must be a finite number > 0 (got nan)");
+  expect_refused(in + " --pcs 3 --tol inf", "tolinf", "--tol must be a finite number > 0 (got inf)");
   expect_refused("--bfile " + shq(s.prefix + ".nope") + " --pcs 3", "nofile", ".nope");
 }
 

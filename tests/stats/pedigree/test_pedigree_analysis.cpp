@@ -27,11 +27,14 @@ const char* pedigree_text =
 
 struct recording_log final : analysis_log {
   std::vector<std::string> lines;
+  std::vector<double> progress;  // fractions reported for the stage "inbreeding"
   void message(const std::string& line) override { lines.push_back(line); }
   void begin(const std::string& stage) override { lines.push_back("[" + stage + "]"); }
   void end() override {}
   void substage(const std::string&, double) override {}
-  void update(std::string_view, double) override {}
+  void update(std::string_view stage, double f) override {
+    if (stage == "inbreeding") progress.push_back(f);
+  }
 };
 
 TEST(PedigreeAnalysis, InbreedingAndAInverseFromAFile) {
@@ -125,6 +128,83 @@ TEST(PedigreeAnalysis, WithoutAInverseAndWithForcedColumns) {
   EXPECT_FALSE(std::ifstream(dir.path("res.ainv")).good());
   EXPECT_EQ(test::read_text(dir.path("res.ids")), "#index\tid\tsire\tdam\n1\tx\t0\t0\n2\ty\t0\t0\n3\tw\ty\tx\n");
   EXPECT_EQ(test::read_text(dir.path("res.inbreeding")), "#index\tid\tF\n1\tx\t0\n2\ty\t0\n3\tw\t0\n");
+}
+
+// Issue #29: a pathological pedigree (a chain, each animal the child of the one before it and of
+// the one before that, so deep and inbred) is named at once: its depth, a warning before the
+// inbreeding stage starts, progress while it runs; F still exact (the diagonal of the tabular A).
+TEST(PedigreeAnalysis, DeepChainIsWarnedAboutAtOnceWithProgress) {
+  test::temp_dir dir;
+  const int n = 1202;  // a1, a2 founders; a_k (k >= 3): depth k - 2, so 1200 generations
+  {
+    std::ofstream ped(dir.path("chain.ped"));
+    ped << "a1 0 0\na2 0 0\n";
+    for (int k = 3; k <= n; ++k) {  // even animals are sires, odd ones dams
+      const std::string prev = "a" + std::to_string(k - 1), before = "a" + std::to_string(k - 2);
+      ped << "a" << k << " " << (k % 2 ? prev : before) << " " << (k % 2 ? before : prev) << "\n";
+    }
+  }
+  pedigree_analysis_options o;
+  o.ped = dir.path("chain.ped");
+  o.threads = 1;
+  recording_log log;
+  const pedigree_analysis r = run_pedigree_analysis(o, &log);
+  EXPECT_EQ(pedigree_depth(r.ped), 1200);
+  const auto at = [&](const std::string& prefix) {
+    const auto it = std::find_if(log.lines.begin(), log.lines.end(),
+                                 [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
+    EXPECT_NE(it, log.lines.end()) << prefix;
+    return it - log.lines.begin();
+  };
+  const auto depth = at("1200 generations (longest line of descent from a founder)");
+  const auto warning = at("Warning: the pedigree is 1200 generations deep (livestock pedigrees are 20-60): exact "
+                          "inbreeding walks every sire's ancestors, so its cost grows with the depth, to about "
+                          "(animals with both parents known) x depth / 2 = 7.2e+05 steps for a chain");
+  const auto stage = at("[inbreeding]");
+  EXPECT_LT(depth, warning);
+  EXPECT_LT(warning, stage);
+  ASSERT_FALSE(log.progress.empty());
+  EXPECT_TRUE(std::is_sorted(log.progress.begin(), log.progress.end()));
+  EXPECT_EQ(log.progress.back(), 1.0);
+  EXPECT_EQ(log.progress.size(), 1200u);  // once per depth after the founders
+  const std::vector<double> A = relationship_matrix(r.ped);
+  double worst = 0;
+  for (int64_t i = 0; i < r.ped.size(); ++i) worst = std::max(worst, std::fabs(r.F[i] - (A[i * r.ped.size() + i] - 1)));
+  EXPECT_LE(worst, 1e-13);
+  EXPECT_GT(r.F.back(), 0.9);  // ever closer mating: F approaches 1
+}
+
+// A chain with one parent per animal is as deep, but no animal can be inbred: no walk, no warning.
+TEST(PedigreeAnalysis, DeepChainWithOneParentIsNotWarnedAbout) {
+  test::temp_dir dir;
+  {
+    std::ofstream ped(dir.path("chain1.ped"));
+    ped << "a1 0 0\n";
+    for (int k = 2; k <= 1501; ++k) ped << "a" << k << " a" << k - 1 << " 0\n";
+  }
+  pedigree_analysis_options o;
+  o.ped = dir.path("chain1.ped");
+  recording_log log;
+  const pedigree_analysis r = run_pedigree_analysis(o, &log);
+  EXPECT_NE(std::find(log.lines.begin(), log.lines.end(), "1500 generations (longest line of descent from a founder)"),
+            log.lines.end());
+  for (const auto& l : log.lines) EXPECT_EQ(l.rfind("Warning", 0), std::string::npos) << l;
+  for (double f : r.F) EXPECT_EQ(f, 0.0);
+}
+
+TEST(PedigreeAnalysis, DepthOfShallowPedigreeAndNoWarning) {
+  test::temp_dir dir;
+  const std::string path = dir.path("p.csv");
+  std::ofstream(path) << pedigree_text;
+  pedigree_analysis_options o;
+  o.ped = path;
+  recording_log log;
+  const pedigree_analysis r = run_pedigree_analysis(o, &log);
+  // a, b, z -> c, d, e -> f, g, h -> m, n -> o -> q: o has parents m (depth 3) and n (3).
+  EXPECT_EQ(pedigree_depth(r.ped), 5);
+  EXPECT_NE(std::find(log.lines.begin(), log.lines.end(), "5 generations (longest line of descent from a founder)"),
+            log.lines.end());
+  for (const auto& l : log.lines) EXPECT_EQ(l.rfind("Warning", 0), std::string::npos) << l;
 }
 
 }  // namespace
