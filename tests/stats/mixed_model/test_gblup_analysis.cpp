@@ -449,7 +449,7 @@ TEST(GblupAnalysis, GrmThatIsNotACovarianceIsRefusedUnlessRepaired) {
                       "message --grm-add-diagonal: 0.5 added to each of the 16 diagonal entries of G"),
             log.events.end());
   // --grm-bend: accepted, logged.
-  o.grm_repair = {.bend = true};
+  o.grm_repair = {.bend = true, .add_diagonal = std::nullopt};
   recording_log bent;
   EXPECT_NO_THROW(run_gblup_analysis(o, cpu_context(&bent)));
   EXPECT_NE(std::find_if(bent.events.begin(), bent.events.end(),

@@ -128,7 +128,7 @@ TEST(GrmCheck, BendingMatchesItsClosedForm) {
   const std::vector<double> want = test::matrix_with_spectrum(bent, 11);
   const labelled ids(n);
   const auto notes =
-      check_grm_for_model(executor(backend::cpu, 1), n, G.data(), ids.fid, ids.iid, {.bend = true}, "test G");
+      check_grm_for_model(executor(backend::cpu, 1), n, G.data(), ids.fid, ids.iid, {.bend = true, .add_diagonal = std::nullopt}, "test G");
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0].rfind("--grm-bend: 2 of 7 eigenvalues of G below 0.0001017857143 (1e-4 x the mean eigenvalue; the "
                            "smallest was -0.5) raised to it, then all scaled by ",
@@ -145,7 +145,7 @@ TEST(GrmCheck, BendingMatchesItsClosedForm) {
   const std::vector<double> psd0 = psd;
   const labelled three(3);
   const auto same =
-      check_grm_for_model(executor(backend::cpu, 1), 3, psd.data(), three.fid, three.iid, {.bend = true}, "test G");
+      check_grm_for_model(executor(backend::cpu, 1), 3, psd.data(), three.fid, three.iid, {.bend = true, .add_diagonal = std::nullopt}, "test G");
   ASSERT_EQ(same.size(), 1u);
   EXPECT_NE(same[0].find("G unchanged"), std::string::npos);
   EXPECT_EQ(psd, psd0);
