@@ -33,13 +33,7 @@ void run_gblup(const common_options& o, const gblup_cli& c, run_log& log) {
                                             : gblup_evaluator_choice::automatic;
   a.pev = !c.no_pev;
   forwarding_analysis_log<run_log> to_log(log);
-  analysis_context ctx{.log = &to_log,
-                       .make_executor = [&] { return make_executor(o, log); },
-                       .open_genotypes = [&]() -> std::unique_ptr<genotype_source> {
-                         auto data = open_input(o, log);
-                         drop_non_autosomal(*data, a.chromosomes, log);
-                         return data;
-                       }};
+  const analysis_context ctx = genotype_analysis_context(o, log, to_log, a.chromosomes);
   const gblup_analysis r = run_gblup_analysis(a, ctx);
   log.begin("write");
   output_group out;

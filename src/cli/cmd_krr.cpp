@@ -1,5 +1,6 @@
 // panoramix krr: kernel ridge regression GWAS (Build, Associate, Predict of the KRR paper).
 #include "cli/common.hpp"
+#include "cli/solver_options.hpp"
 #include "panoramix/krr_analysis.hpp"
 #include "panoramix/krr_files.hpp"
 #include "panoramix/output_file.hpp"
@@ -9,35 +10,20 @@ namespace {
 
 struct krr_cli {
   krr_analysis_options a;
-  std::string kernel = "gaussian", precision = "fp64", lowest = "fp8", refinement = "auto";
+  std::string kernel = "gaussian";
+  solver_flags solver;
 };
 
-tile_precision parse_lowest(const std::string& s) {
-  return s == "fp32" ? tile_precision::fp32 : s == "fp16" ? tile_precision::fp16 : s == "bf16" ? tile_precision::bf16
-                                                                                                 : tile_precision::fp8;
-}
-
 void run_krr(const common_options& o, const krr_cli& c, run_log& log) {
+  check_common_options(o);
   krr_analysis_options a = c.a;
   a.bfile = o.bfile, a.extract = o.extract;
   a.chromosomes = chromosomes(o);
   a.kernel = c.kernel == "ibs" ? kernel_type::ibs : kernel_type::gaussian;
-  a.solve.precision = c.precision == "fp32"       ? solve_precision::fp32
-                      : c.precision == "adaptive" ? solve_precision::adaptive
-                                                  : solve_precision::fp64;
-  a.solve.lowest = parse_lowest(c.lowest);
-  a.solve.refinement = c.refinement == "classical" ? refinement_method::classical
-                       : c.refinement == "gmres"   ? refinement_method::gmres
-                                                   : refinement_method::automatic;
+  a.solve = solver_options(c.solver, a.solve);
   check_krr_options(a);  // before reading anything
   forwarding_analysis_log<run_log> to_log(log);
-  analysis_context ctx{.log = &to_log,
-                       .make_executor = [&] { return make_executor(o, log); },
-                       .open_genotypes = [&]() -> std::unique_ptr<genotype_source> {
-                         auto data = open_input(o, log);
-                         drop_non_autosomal(*data, a.chromosomes, log);
-                         return data;
-                       }};
+  const analysis_context ctx = genotype_analysis_context(o, log, to_log, a.chromosomes);
   const krr_analysis r = run_krr_analysis(a, ctx);
   log.begin("write");
   output_group out;
@@ -96,16 +82,7 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--alpha-grid", c->a.cv.alpha_grid, "--cv: alphas to try (A1,A2,...; default --alpha)")->delimiter(',');
   cmd->add_option("--cv-seed", c->a.cv.seed, "--cv: seed of the fold assignment (default 1)");
   cmd->add_option("--predict", c->a.predict, "TEST fileset PREFIX to predict");
-  cmd->add_option("--precision", c->precision, "fp64|fp32|adaptive (default fp64)")
-      ->check(CLI::IsMember({"fp64", "fp32", "adaptive"}));
-  cmd->add_option("--accuracy", c->a.solve.accuracy, "backward error refinement must reach (default 1e-8)");
-  cmd->add_option("--tile-accuracy", c->a.solve.tile_accuracy, "epsilon of the adaptive tile rule (default 1e-4)");
-  cmd->add_option("--lowest-precision", c->lowest, "least precise tile format adaptive may use: fp8|bf16|fp16|fp32")
-      ->check(CLI::IsMember({"fp8", "bf16", "fp16", "fp32"}));
-  cmd->add_option("--tile", c->a.solve.tile, "tile rows of fp32/adaptive (default 2048)");
-  cmd->add_option("--refinement", c->refinement,
-                  "auto (default: classical steps while each gains 10x, then GMRES-IR) | classical | gmres")
-      ->check(CLI::IsMember({"auto", "classical", "gmres"}));
+  add_solver_options(cmd, c->solver, c->a.solve);
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) { run_krr(*opt, *c, log); });
   });

@@ -1,5 +1,6 @@
 // panoramix rr: ridge regression GWAS (the KRR paper's §V-A): β = (X'X + λI)⁻¹ X'Y.
 #include "cli/common.hpp"
+#include "cli/solver_options.hpp"
 #include "panoramix/output_file.hpp"
 #include "panoramix/rr_analysis.hpp"
 #include "panoramix/rr_files.hpp"
@@ -9,7 +10,7 @@ namespace {
 
 struct rr_cli {
   rr_analysis_options a;
-  std::string precision = "fp64", lowest = "fp8", refinement = "auto";
+  solver_flags solver;
 };
 
 void run_rr(const common_options& o, const rr_cli& c, run_log& log) {
@@ -17,25 +18,10 @@ void run_rr(const common_options& o, const rr_cli& c, run_log& log) {
   rr_analysis_options a = c.a;
   a.bfile = o.bfile, a.extract = o.extract;
   a.chromosomes = chromosomes(o);
-  a.solve.precision = c.precision == "fp32"       ? solve_precision::fp32
-                      : c.precision == "adaptive" ? solve_precision::adaptive
-                                                  : solve_precision::fp64;
-  a.solve.lowest = c.lowest == "fp32"   ? tile_precision::fp32
-                   : c.lowest == "fp16" ? tile_precision::fp16
-                   : c.lowest == "bf16" ? tile_precision::bf16
-                                        : tile_precision::fp8;
-  a.solve.refinement = c.refinement == "classical" ? refinement_method::classical
-                       : c.refinement == "gmres"   ? refinement_method::gmres
-                                                   : refinement_method::automatic;
+  a.solve = solver_options(c.solver, a.solve);
   check_rr_options(a);  // before reading anything
   forwarding_analysis_log<run_log> to_log(log);
-  analysis_context ctx{.log = &to_log,
-                       .make_executor = [&] { return make_executor(o, log); },
-                       .open_genotypes = [&]() -> std::unique_ptr<genotype_source> {
-                         auto data = open_input(o, log);
-                         drop_non_autosomal(*data, a.chromosomes, log);
-                         return data;
-                       }};
+  const analysis_context ctx = genotype_analysis_context(o, log, to_log, a.chromosomes);
   const rr_analysis r = run_rr_analysis(a, ctx);
   log.begin("write");
   output_group out;
@@ -78,16 +64,7 @@ void add_rr_command(CLI::App& app, int argc, char** argv, int& status) {
       ->delimiter(',');
   cmd->add_option("--lambda", c->a.lambda, "ridge added to the diagonal of X'X (>= 0)")->required();
   cmd->add_option("--predict", c->a.predict, "TEST fileset PREFIX to predict");
-  cmd->add_option("--precision", c->precision, "fp64|fp32|adaptive (default fp64)")
-      ->check(CLI::IsMember({"fp64", "fp32", "adaptive"}));
-  cmd->add_option("--accuracy", c->a.solve.accuracy, "backward error refinement must reach (default 1e-8)");
-  cmd->add_option("--tile-accuracy", c->a.solve.tile_accuracy, "epsilon of the adaptive tile rule (default 1e-4)");
-  cmd->add_option("--lowest-precision", c->lowest, "least precise tile format adaptive may use: fp8|bf16|fp16|fp32")
-      ->check(CLI::IsMember({"fp8", "bf16", "fp16", "fp32"}));
-  cmd->add_option("--tile", c->a.solve.tile, "tile rows of fp32/adaptive (default 2048)");
-  cmd->add_option("--refinement", c->refinement,
-                  "auto (default: classical steps while each gains 10x, then GMRES-IR) | classical | gmres")
-      ->check(CLI::IsMember({"auto", "classical", "gmres"}));
+  add_solver_options(cmd, c->solver, c->a.solve);
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) { run_rr(*opt, *c, log); });
   });

@@ -24,13 +24,7 @@ void run_ssblup(const common_options& o, const ssblup_cli& c, run_log& log) {
   pcg_progress_file part(o.out);
   a.on_iteration = [&](const pcg_iteration& h, double gs, double ps) { part.add(h, gs, ps); };
   forwarding_analysis_log<run_log> to_log(log);
-  analysis_context ctx{.log = &to_log,
-                       .make_executor = [&] { return make_executor(o, log); },
-                       .open_genotypes = [&]() -> std::unique_ptr<genotype_source> {
-                         auto data = open_input(o, log);
-                         drop_non_autosomal(*data, chromosomes(o), log);
-                         return data;
-                       }};
+  const analysis_context ctx = genotype_analysis_context(o, log, to_log, chromosomes(o));
   const single_step_analysis r = run_single_step_analysis(a, ctx);
   log.begin("write");
   output_group out;

@@ -83,4 +83,15 @@ int run_command(const std::string& out_prefix, int argc, char** argv,
   }
 }
 
+analysis_context genotype_analysis_context(const common_options& o, run_log& log, analysis_log& to_log,
+                                           chromosome_set chroms) {
+  return {.log = &to_log,
+          .make_executor = [&o, &log] { return make_executor(o, log); },
+          .open_genotypes = [&o, &log, chroms]() -> std::unique_ptr<genotype_source> {
+            auto data = open_input(o, log);
+            drop_non_autosomal(*data, chroms, log);
+            return data;
+          }};
+}
+
 }  // namespace pmx::cli

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/run_log.hpp"
+#include "panoramix/analysis_context.hpp"
 #include "panoramix/executor.hpp"
 #include "panoramix/plink_files.hpp"
 
@@ -32,6 +33,12 @@ chromosome_set chromosomes(const common_options& o);
 /// Drops variants on X, Y and MT (as PLINK's GRM and PCA do) and logs how many went.
 void drop_non_autosomal(plink_fileset& data, const chromosome_set& chroms, run_log& log);
 executor make_executor(const common_options& o, run_log& log);
+
+/// The context a library analysis entry gets from the command line: `to_log` (forwarding to the
+/// run's log), the executor of --device/--threads, and the --bfile genotypes with --keep/--extract
+/// applied and the X/Y/MT variants of `chroms` dropped. `o`, `log` and `to_log` must outlive it.
+analysis_context genotype_analysis_context(const common_options& o, run_log& log, analysis_log& to_log,
+                                           chromosome_set chroms);
 
 /// Runs a command body with PREFIX.log, error reporting and exit status: 0 on success, 1 when
 /// the body throws (the message goes to stderr and the log; outputs not committed are removed).

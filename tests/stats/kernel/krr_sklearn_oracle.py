@@ -10,39 +10,15 @@ import sys
 import numpy as np
 from sklearn.kernel_ridge import KernelRidge
 
-
-def read_bed(prefix):
-    fam = [l.split() for l in open(prefix + ".fam")]
-    bim = [l.split() for l in open(prefix + ".bim")]
-    n, m = len(fam), len(bim)
-    raw = np.fromfile(prefix + ".bed", dtype=np.uint8)
-    assert raw[0] == 0x6C and raw[1] == 0x1B and raw[2] == 1
-    rb = (n + 3) // 4
-    raw = raw[3:3 + m * rb].reshape(m, rb)
-    codes = np.stack([(raw >> (2 * k)) & 3 for k in range(4)], axis=2).reshape(m, rb * 4)[:, :n]
-    dos = np.choose(codes, [2.0, np.nan, 1.0, 0.0]).T  # samples x variants, NaN = missing
-    # panoramix drops X/Y/XY/MT (human codes) from kernels, as from GRMs
-    autosomal = np.array([b[0] not in ("X", "Y", "XY", "MT", "23", "24", "25", "26") for b in bim])
-    return [(f[0], f[1]) for f in fam], dos[:, autosomal]
-
-
-def read_table(path):
-    rows = [l.split() for l in open(path) if l.strip()]
-    header = rows[0][2:] if rows[0][0] in ("FID", "#FID") else None
-    if header:
-        rows = rows[1:]
-    vals = {}
-    for r in rows:
-        vals[(r[0], r[1])] = [np.nan if v in ("NA", "-9", "nan", ".") else float(v) for v in r[2:]]
-    return header, vals
+from plink_numpy import read_bed, read_table
 
 
 def main():
     train, test, pheno, covar, kernel, gamma, alpha, out = sys.argv[1:9]
     traits = sys.argv[9:]
     gamma, alpha = float(gamma), float(alpha)
-    ids, G = read_bed(train)
-    tids, T = read_bed(test)
+    ids, _, G = read_bed(train)
+    tids, _, T = read_bed(test)
     called = ~np.isnan(G)
     p = np.where(called.sum(0) > 0, np.nansum(G, 0) / (2 * np.maximum(called.sum(0), 1)), 0.5)
     G = np.where(np.isnan(G), 2 * p, G)
@@ -92,4 +68,5 @@ def main():
     print("weights_rel %.3e pred_rel %.3e n %d" % (wrel, prel, len(Y)))
 
 
-main()
+if __name__ == "__main__":
+    main()
