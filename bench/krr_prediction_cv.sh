@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Prediction accuracy of KRR (Gaussian kernel, (gamma, alpha) tuned by 5-fold CV inside each
-# training set) against gBLUP (REML, standardized GRM) on the same folds:
+# training set) against gBLUP (REML, standardized GRM) and RR (ridge regression on the centred
+# dosages, lambda = sum 2p(1-p) (1 - h2)/h2 with h2 the REML estimate of a VanRaden gBLUP on the same
+# training phenotypes: RR-BLUP) on the same folds:
 #   wheat  BGLR wheat, 599 lines x 1279 DArT markers, yield in 4 environments, the published 10 folds;
 #   mice   BGLR mice, 1814 x 10346 SNPs, Obesity.BMI and Obesity.BodyLength, 5 folds dealt by sample order;
 #   sim    `panoramix simulate --traits`: 2000 x 5000, h2 0.6, 80 % of the genetic variance epistatic
@@ -39,7 +41,12 @@ summary() {  # name method r...
 run_set() {
   local name=$1 bfile=$2 table=$3 folds=$4 grid=$5
   "$bin" grm --bfile "$bfile" --format gcta --out "$tmp/g" --threads "$threads" >/dev/null
-  local rg=() rk=()
+  "$bin" grm --bfile "$bfile" --method vanraden --format gcta --out "$tmp/gv" --threads "$threads" >/dev/null
+  # sum of 2p(1-p) over the autosomal variants (the VanRaden scale; rr drops X/Y/MT too)
+  "$bin" freq --bfile "$bfile" --out "$tmp/f" >/dev/null
+  local s2pq
+  s2pq=$(awk 'NR > 1 && $1 !~ /^(X|Y|XY|MT|23|24|25|26)$/ { p = $5; s += 2 * p * (1 - p) } END { printf "%.10g", s }' "$tmp/f.afreq")
+  local rg=() rk=() rr=()
   for fold in $(seq 1 "$folds"); do
     awk -v f="$fold" 'BEGIN { print "FID IID y" } { print $1, $2, ($4 == f ? "NA" : $3) }' "$table" > "$tmp/p.txt"
     "$bin" gblup --grm "$tmp/g" --pheno "$tmp/p.txt" --pheno-name y --reml --out "$tmp/gb" --threads "$threads" >/dev/null
@@ -47,8 +54,16 @@ run_set() {
     "$bin" krr --bfile "$bfile" --pheno "$tmp/p.txt" --pheno-name y --cv 5 --gamma-grid "$grid" \
       --alpha-grid 0.03,0.1,0.3,1,3 --predict "$bfile" --out "$tmp/k" --threads "$threads" >/dev/null
     rk+=("$(pearson "$table" "$tmp/k.pred" 3 "$fold")")
+    "$bin" gblup --grm "$tmp/gv" --pheno "$tmp/p.txt" --pheno-name y --reml --no-pev --out "$tmp/gvb" --threads "$threads" >/dev/null
+    local h2 lambda
+    h2=$(awk '$1 == "h2" { print $2 }' "$tmp/gvb.vc")
+    lambda=$(awk -v s="$s2pq" -v h="$h2" 'BEGIN { if (h < 1e-4) h = 1e-4; printf "%.10g", s * (1 - h) / h }')
+    "$bin" rr --bfile "$bfile" --pheno "$tmp/p.txt" --pheno-name y --lambda "$lambda" --predict "$bfile" \
+      --out "$tmp/r" --threads "$threads" >/dev/null
+    rr+=("$(pearson "$table" "$tmp/r.pred" 3 "$fold")")
   done
   summary "$name" gblup "${rg[@]}"
+  summary "$name" rr "${rr[@]}"
   summary "$name" krr "${rk[@]}"
 }
 

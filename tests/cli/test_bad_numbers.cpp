@@ -1,5 +1,6 @@
 // The generated sweep of issue #29: NaN, infinite, negative (where a negative is out of range) and
 // huge values put into every numeric field that freq, grm, ld, pca, gblup, pedigree and ssblup read
+// (krr and rr: their numeric options)
 // (.fam sex and phenotype, .bim centimorgans and position, phenotype and covariate values, GCTA
 // GRM entries, frequency values, records' trait and covariate values, variance components) and
 // into every numeric option of those commands. Each run must
@@ -201,6 +202,9 @@ TEST_F(BadNumbers, GoodInputsAreAccepted) {
   expect_accepted("gblup --grm " + shq(d.grm) + " --pheno " + shq(d.pheno) + " --covar " + shq(d.covar));
   expect_accepted("pedigree --ped " + shq(d.ped));
   expect_accepted(ssblup(d.ped, d.sp, d.records, d.vc, d.freq));
+  // The good options the krr and rr sweeps start from.
+  expect_accepted("krr --bfile " + shq(d.base) + " --pheno " + shq(d.pheno) + " --all-pheno --gamma 1e-3 --alpha 1");
+  expect_accepted("rr --bfile " + shq(d.base) + " --pheno " + shq(d.pheno) + " --all-pheno --lambda 1");
 }
 
 TEST_F(BadNumbers, FamAndBimFields) {
@@ -307,6 +311,8 @@ TEST_F(BadNumbers, NumericOptions) {
   const std::string ld = "ld --r2 --bfile " + shq(d.base);
   const std::string pca = "pca --bfile " + shq(d.base);
   const std::string ss = ssblup(d.ped, d.sp, d.records, d.vc, d.freq);
+  const std::string krr = "krr --bfile " + shq(d.base) + " --pheno " + shq(d.pheno) + " --all-pheno";
+  const std::string rr = "rr --bfile " + shq(d.base) + " --pheno " + shq(d.pheno) + " --all-pheno";
   const std::vector<std::pair<std::string, std::vector<std::string>>> options = {
       {gblup + " --h2", {"nan", "inf", "-inf", "-0.5", "1", "1.5", "1e999"}},
       {bgblup + " --h2", {"nan", "-1e999"}},
@@ -331,6 +337,15 @@ TEST_F(BadNumbers, NumericOptions) {
       {ss + " --tol", {"nan", "inf", "0", "-1"}},
       {ss + " --solution-tol", {"nan", "inf", "-1"}},
       {ss + " --max-iter", {"0", "-1", "nan"}},
+      {krr + " --alpha 1 --gamma", {"nan", "inf", "-inf", "0", "-1", "1e999"}},
+      {krr + " --gamma 1e-3 --alpha", {"nan", "inf", "-1", "1e999"}},
+      {krr + " --gamma 1e-3 --alpha 1 --accuracy", {"nan", "inf", "0", "-1", "1"}},
+      {krr + " --gamma 1e-3 --alpha 1 --precision adaptive --tile-accuracy", {"nan", "inf", "0", "-1"}},
+      {krr + " --gamma 1e-3 --alpha 1 --tile", {"0", "-1", "8"}},
+      {krr + " --gamma 1e-3 --alpha 1 --alpha-grid 1 --cv", {"1", "-1"}},
+      {krr + " --alpha 1 --cv 2 --gamma-grid", {"nan", "inf", "0", "-1"}},
+      {krr + " --gamma 1e-3 --cv 2 --alpha-grid", {"nan", "inf", "-1"}},
+      {rr + " --lambda", {"nan", "inf", "-inf", "-1", "1e999"}},
   };
   int expected = 0;
   for (const auto& [args, values] : options) {
@@ -340,7 +355,7 @@ TEST_F(BadNumbers, NumericOptions) {
   }
   // --threads is common to all of them (pedigree takes no other number).
   for (const auto& cmd : {gblup, ld, pca, ss, "pedigree --ped " + shq(d.ped), "grm --bfile " + shq(d.base),
-                          "freq --bfile " + shq(d.base)})
+                          "freq --bfile " + shq(d.base), krr + " --gamma 1e-3 --alpha 1", rr + " --lambda 1"})
     for (const char* v : {"-1", "5000", "nan"}) {
       expect_refused(cmd + " --threads " + v, "--threads");
       expected += 1;
