@@ -22,10 +22,10 @@ for r in $(seq "$REPS"); do
   times+=("$(awk -v a="$s" -v b="$e" 'BEGIN { print b - a }')")
 done
 ours=$(printf "%s\n" "${times[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-OMP_NUM_THREADS=$THREADS OPENBLAS_NUM_THREADS=$THREADS /usr/bin/python3 - "$tmp/s" "$tmp/k.weights" "$REPS" "$ours" <<'PY'
+OMP_NUM_THREADS=$THREADS OPENBLAS_NUM_THREADS=$THREADS /usr/bin/python3 - "$tmp/s" "$tmp/k.weights" "$REPS" "$ours" "$here" <<'PY'
 import sys, time
 import numpy as np
-sys.path.insert(0, __import__("os").path.join(__import__("os").getcwd(), "tests/stats/kernel"))
+sys.path.insert(0, sys.argv[5] + "/tests/stats/kernel")  # plink_numpy.py, the tests' reader
 from plink_numpy import read_bed, read_table
 from sklearn.kernel_ridge import KernelRidge
 prefix, weights, reps, ours = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
