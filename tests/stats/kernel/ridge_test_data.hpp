@@ -92,6 +92,27 @@ inline std::vector<std::vector<double>> read_columns(const std::string& path) {
   return rows;
 }
 
+/// The mice of ../shared/data split for the scikit-learn comparisons: DIR/train and DIR/test
+/// (every fifth sample, PLINK keeping the allele order) and DIR/y.txt (`FID IID bmi length` from
+/// the CSV). Returns DIR; a failed step is a test failure.
+inline std::string mice_split(const std::string& bed, const std::string& csv) {
+  const std::string dir = work().path("mice"), mice = bed.substr(0, bed.size() - 4);
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(shell(python + " -c \"import csv; r=list(csv.reader(open('" + csv + "'))); h=r[0]; "
+                  "a,b=h.index('Obesity.BMI'),h.index('Obesity.BodyLength'); "
+                  "f=open('" + dir + "/y.txt','w'); f.write('FID IID bmi length\\n'); "
+                  "[f.write('%s %s %s %s\\n'%(x[0],x[0],x[a],x[b])) for x in r[1:]]\""),
+            0);
+  EXPECT_EQ(shell("awk 'NR%5==0{print $1, $2}' " + mice + ".fam > " + dir + "/test.keep && awk 'NR%5{print $1, $2}' " +
+                  mice + ".fam > " + dir + "/train.keep"),
+            0);
+  for (const char* part : {"train", "test"})
+    EXPECT_EQ(run("plink1.9 --bfile " + mice + " --keep-allele-order --keep " + dir + "/" + part + ".keep --make-bed --out " +
+                  dir + "/" + part),
+              0);
+  return dir;
+}
+
 }  // namespace pmx::test
 
 #define PMX_REQUIRE_PEERS()                                                                 \

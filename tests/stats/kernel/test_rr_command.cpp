@@ -85,21 +85,8 @@ TEST(RrCommand, MiceEqualScikitLearn) {
   PMX_REQUIRE_PEERS();
   PMX_REQUIRE_DATA(bed, "bglr_mice/mice.bed");
   PMX_REQUIRE_DATA(csv, "bglr_mice/mice_pheno.csv");
-  const std::string dir = work().path("mice"), mice = bed.substr(0, bed.size() - 4);
-  std::filesystem::create_directories(dir);
-  // PLINK phenotype file of two traits from the CSV; every fifth sample is TEST.
-  ASSERT_EQ(shell(python + " -c \"import csv; r=list(csv.reader(open('" + csv + "'))); h=r[0]; "
-                "a,b=h.index('Obesity.BMI'),h.index('Obesity.BodyLength'); "
-                "f=open('" + dir + "/y.txt','w'); f.write('FID IID bmi length\\n'); "
-                "[f.write('%s %s %s %s\\n'%(x[0],x[0],x[a],x[b])) for x in r[1:]]\""),
-            0);
-  ASSERT_EQ(shell("awk 'NR%5==0{print $1, $2}' " + mice + ".fam > " + dir + "/test.keep && awk 'NR%5{print $1, $2}' " +
-                mice + ".fam > " + dir + "/train.keep"),
-            0);
-  for (const char* part : {"train", "test"})
-    ASSERT_EQ(run("plink1.9 --bfile " + mice + " --keep-allele-order --keep " + dir + "/" + part + ".keep --make-bed --out " +
-                  dir + "/" + part),
-              0);
+  const std::string dir = mice_split(bed, csv);
+  ASSERT_FALSE(::testing::Test::HasFailure());
   const std::string out = dir + "/r";
   ASSERT_EQ(panoramix("rr --bfile " + dir + "/train --pheno " + dir + "/y.txt --all-pheno --lambda 200 --predict " + dir +
                       "/test --threads 2 --out " + out),
