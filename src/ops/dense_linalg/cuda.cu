@@ -126,12 +126,21 @@ double shifted_cholesky_solve(const executor& exec, int64_t n, const double* A, 
 
 namespace {
 
-__global__ void row_abs_sums(const double* A, int64_t lda, int64_t n, double shift, double* out) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    double s = 0;
-    for (int64_t j = 0; j < n; ++j) s += fabs(A[i * lda + j] + (i == j ? shift : 0.0));
-    out[i] = s;
+// Absolute column sums of A + shift·I, a block per column so that reads are coalesced (A is
+// symmetric: they are its row sums).
+constexpr int sum_threads = 256;
+__global__ void column_abs_sums(const double* A, int64_t lda, int64_t n, double shift, double* out) {
+  const int64_t c = blockIdx.x;
+  double s = 0;
+  for (int64_t r = threadIdx.x; r < n; r += blockDim.x) s += fabs(A[c * lda + r] + (r == c ? shift : 0.0));
+  __shared__ double sh[sum_threads];
+  sh[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = sum_threads / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+    __syncthreads();
   }
+  if (threadIdx.x == 0) out[c] = sh[0];
 }
 
 }  // namespace
@@ -162,7 +171,7 @@ double shifted_norm_inf(const executor& exec, int64_t n, const double* A, int64_
   cudaStream_t s = scope.ctx.stream;
   solver_call call(scope.ctx);
   auto* d = static_cast<double*>(call.alloc(sizeof(double) * static_cast<size_t>(n)));
-  row_abs_sums<<<static_cast<int>(std::min<int64_t>((n + 255) / 256, 4096)), 256, 0, s>>>(A, lda, n, shift, d);
+  column_abs_sums<<<static_cast<unsigned>(n), sum_threads, 0, s>>>(A, lda, n, shift, d);
   PMX_CUDA_CHECK_LAUNCH();
   std::vector<double> sums(static_cast<size_t>(n));
   PMX_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d, sizeof(double) * static_cast<size_t>(n), cudaMemcpyDeviceToHost, s));

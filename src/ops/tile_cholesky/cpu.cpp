@@ -50,9 +50,10 @@ void tile_cholesky_factor(const executor& exec, const tile_precision_map& map, f
       const int64_t s = slot[static_cast<int>(q)];
       if (s < 0) continue;
       float* panel = rounded.data() + s * below * kb;
+      const float amax = pmx::detail::scaled_per_panel(q) ? pmx::detail::block_amax(at(k + 1, k), n, below, kb) : -1;
       for (int64_t i = k + 1; i < nt; ++i) {
         const int64_t rows = pmx::detail::tile_rows(n, tile, i);
-        pmx::detail::round_tile(at(i, k), n, rows, kb, q, panel + (i - k - 1) * tile, below);
+        pmx::detail::round_tile(at(i, k), n, rows, kb, q, panel + (i - k - 1) * tile, below, amax);
       }
     }
     // Trailing update of the lower tiles (j <= i) right of the panel.

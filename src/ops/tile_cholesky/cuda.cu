@@ -1,14 +1,22 @@
 // tile_cholesky on the GPU. The matrix is padded to whole tiles with an identity block (its factor
-// is the identity and it meets nothing else), so every GEMM is tile × tile × tile. Per step k:
-//   cuSOLVER spotrf of the diagonal tile; cuBLAS strsm of the panel below it (FP32);
-//   per low precision in use, the panel tiles scaled by a power of two and converted (FP16, BF16,
-//   or FP8 E4M3 stored transposed, the TN layout cuBLASLt's FP8 GEMM requires);
-//   trailing updates: FP32 ssyrk on diagonal tiles, then per off-diagonal tile the GEMM of its
-//   precision, accumulating in FP32 into the FP32 tile: cublasSgemm, cublasGemmEx (FP16/BF16
-//   tensor cores), cublasLtMatmul (FP8 tensor cores), with α = −2^−(s_i+s_j) undoing the scales.
-// The scaling and rounding are those of the host backends (kernels.hpp), so every backend gives the
-// same algorithm's numbers. The FP64 matrix stays on the device for residuals (the caller's memory
-// when it is device memory, else a copy).
+// is the identity and it meets nothing else), so every GEMM is on whole tiles. Per step k:
+//   cuSOLVER spotrf of the diagonal tile, and its inverse (cuBLAS strsm on the identity), kept for
+//   the panel and for the solves;
+//   the panel below it: L_ik = A_ik · L_kk⁻ᵀ as one split-FP32 GEMM on TF32 tensor cores;
+//   per low precision in use, the panel scaled by a power of two and converted (FP16/BF16: one scale
+//   for the panel; FP8 E4M3: a scale per tile, stored transposed, the TN layout cuBLASLt's FP8 GEMM
+//   requires), and the split-FP32 copies of the panel;
+//   trailing updates, column by column of tiles: each run of tiles of one precision below the
+//   diagonal tile (the diagonal tile counting as FP32) is one GEMM accumulating in FP32 into the
+//   FP32 tiles: split-FP32 on TF32 tensor cores, cublasGemmEx FP16/BF16 with α = −2^−2s undoing
+//   the panel's scale; FP8 tiles one cublasLtMatmul each (α = −2^−(s_i+s_j)).
+// Split-FP32 product: x = hi + lo with hi = x rounded to TF32 and lo = x − hi (exact), and
+// A·Bᵀ ≈ [hi_A hi_A lo_A]·[hi_B lo_B hi_B]ᵀ, one TF32 GEMM with three times the depth: about
+// 2^-20 relative (the lo·lo term and lo's own TF32 rounding dropped) against FP32's 2^-24, at three
+// to four times cuBLAS SGEMM's rate on Hopper (bench/bench_tile_ops.cu). The FP16/BF16/FP8
+// operands are those of the host backends (kernels.hpp), whose products these GEMMs make exactly.
+// The FP64 matrix stays on the device for residuals (the caller's memory when it is device memory,
+// else a copy).
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -24,6 +32,7 @@
 #include "core/cusolver_support.hpp"
 #include "ops/tile_cholesky/kernels.hpp"
 #include "panoramix/error.hpp"
+#include "panoramix/ops/dense_linalg.hpp"
 
 namespace pmx::kernels::cuda {
 namespace {
@@ -128,12 +137,26 @@ __global__ void to_double_kernel(const float* X, int64_t n, int64_t np, int64_t 
   }
 }
 
-// Absolute row sums of A + shift·I (symmetric: row i = column i, contiguous).
-__global__ void row_abs_sums_kernel(const double* A, int64_t lda, int64_t n, double shift, double* out) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    double s = 0;
-    for (int64_t j = 0; j < n; ++j) s += fabs(A[i * lda + j] + (i == j ? shift : 0.0));
-    out[i] = s;
+// X (T × T, ld T) = I.
+__global__ void identity_kernel(float* X, int64_t T) {
+  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < T * T; t += int64_t(gridDim.x) * blockDim.x)
+    X[t] = (t / T == t % T) ? 1.0f : 0.0f;
+}
+
+// x rounded to TF32 (10 explicit mantissa bits, to nearest): exact in TF32, so the tensor cores'
+// own conversion leaves it as it is.
+__device__ inline float tf32_high(float x) {
+  return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
+}
+
+// Split-FP32 operands of the rows × T block P (ld ldp): `a` = [hi hi lo] and `b` = [hi lo hi]
+// (rows × 3T each, ld rows), so that a_i · b_jᵀ = hi_i hi_jᵀ + hi_i lo_jᵀ + lo_i hi_jᵀ.
+__global__ void split_kernel(const float* P, int64_t ldp, int64_t rows, int64_t T, float* a, float* b) {
+  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < rows * T; t += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t c = t / rows, r = t % rows;
+    const float x = P[c * ldp + r], hi = tf32_high(x), lo = x - hi;
+    if (a) a[c * rows + r] = hi, a[(T + c) * rows + r] = hi, a[(2 * T + c) * rows + r] = lo;
+    if (b) b[c * rows + r] = hi, b[(T + c) * rows + r] = lo, b[(2 * T + c) * rows + r] = hi;
   }
 }
 
@@ -220,6 +243,30 @@ class fp8_gemm {
   size_t workspace_bytes_ = 0;
 };
 
+// Device memory grown on demand and kept between calls (the refinement solves and residuals).
+class scratch {
+ public:
+  ~scratch() { release(); }
+  template <class T>
+  T* get(size_t count) {
+    const size_t bytes = std::max<size_t>(count * sizeof(T), 16);
+    if (bytes > bytes_) {
+      release();
+      PMX_CUDA_CHECK(cudaMalloc(&p_, bytes));
+      bytes_ = bytes;
+    }
+    return static_cast<T*>(p_);
+  }
+  void release() {
+    if (p_) cudaFree(p_);
+    p_ = nullptr, bytes_ = 0;
+  }
+
+ private:
+  void* p_ = nullptr;
+  size_t bytes_ = 0;
+};
+
 class device_factor final : public tile_cholesky::factor {
  public:
   device_factor(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
@@ -232,12 +279,15 @@ class device_factor final : public tile_cholesky::factor {
     detail::cuda_scope scope(exec);
     cudaStream_t s = scope.ctx.stream;
     const bool host_a = !detail::is_device_pointer(A);
+    // L, the diagonal inverses, the two split-FP32 panels (3T wide), the low-precision panels.
     detail::check_device_fits(exec, scope.ctx,
-                              sizeof(float) * size_t(np_ * np_) + (host_a ? sizeof(double) * size_t(lda * n) : 0) +
-                                  size_t(np_) * T_ * 4 + (size_t{64} << 20),
+                              sizeof(float) * (size_t(np_ * np_) + size_t(np_) * T_ + 6 * size_t(np_) * T_) +
+                                  (host_a ? sizeof(double) * size_t(lda * n) : 0) + size_t(np_) * T_ * 5 +
+                                  (size_t{64} << 20),
                               "mixed-precision Cholesky");
     try {
       L_ = device_alloc<float>(owned_, size_t(np_ * np_));
+      inverse_ = device_alloc<float>(owned_, size_t(np_ * T_));
       if (host_a) {
         double* copy = device_alloc<double>(owned_, size_t(lda * n));
         PMX_CUDA_CHECK(cudaMemcpyAsync(copy, A, sizeof(double) * size_t(lda * n), cudaMemcpyHostToDevice, s));
@@ -253,94 +303,101 @@ class device_factor final : public tile_cholesky::factor {
   }
   ~device_factor() override { release(); }
 
+  // Forward then backward substitution by tiles: per diagonal tile a small GEMM with its inverse,
+  // per panel one GEMM with m columns (the factor read once each way, at memory speed).
   void solve(double* B, int64_t ldb, int64_t m) const override {
     detail::cuda_scope scope(exec_);
     cudaStream_t s = scope.ctx.stream;
-    std::vector<void*> tmp;
-    try {
-      double* dB = device_alloc<double>(tmp, size_t(n_ * m));
-      float* X = device_alloc<float>(tmp, size_t(np_ * m));
-      PMX_CUDA_CHECK(cudaMemcpy2DAsync(dB, sizeof(double) * n_, B, sizeof(double) * ldb, sizeof(double) * n_, size_t(m),
-                                       cudaMemcpyHostToDevice, s));
-      to_float_kernel<<<blocks_for(np_ * m), threads_per_block, 0, s>>>(dB, n_, n_, np_, m, X);
-      PMX_CUDA_CHECK_LAUNCH();
-      const float one = 1.0f;
-      cublasHandle_t h = scope.ctx.blas;
-      PMX_CUBLAS_CHECK(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, int(np_),
-                                   int(m), &one, L_, int(np_), X, int(np_)));
-      PMX_CUBLAS_CHECK(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, int(np_),
-                                   int(m), &one, L_, int(np_), X, int(np_)));
-      to_double_kernel<<<blocks_for(n_ * m), threads_per_block, 0, s>>>(X, n_, np_, m, dB, n_);
-      PMX_CUDA_CHECK_LAUNCH();
-      PMX_CUDA_CHECK(cudaMemcpy2DAsync(B, sizeof(double) * ldb, dB, sizeof(double) * n_, sizeof(double) * n_, size_t(m),
-                                       cudaMemcpyDeviceToHost, s));
-      PMX_CUDA_CHECK(cudaStreamSynchronize(s));
-    } catch (...) {
-      for (void* p : tmp) cudaFree(p);
-      throw;
+    double* dB = solve_b_.get<double>(size_t(n_ * m));
+    float* X = solve_x_.get<float>(size_t(np_ * m));
+    float* tmp = solve_t_.get<float>(size_t(T_ * m));
+    PMX_CUDA_CHECK(cudaMemcpy2DAsync(dB, sizeof(double) * n_, B, sizeof(double) * ldb, sizeof(double) * n_, size_t(m),
+                                     cudaMemcpyHostToDevice, s));
+    to_float_kernel<<<blocks_for(np_ * m), threads_per_block, 0, s>>>(dB, n_, n_, np_, m, X);
+    PMX_CUDA_CHECK_LAUNCH();
+    cublasHandle_t h = scope.ctx.blas;
+    PMX_CUBLAS_CHECK(cublasSetStream(h, s));
+    const float one = 1.0f, zero = 0.0f, minus_one = -1.0f;
+    const int t = int(T_), mi = int(m), ld = int(np_);
+    auto diagonal = [&](int64_t k, cublasOperation_t op) {  // X_k ← L_kk⁻¹ X_k or L_kk⁻ᵀ X_k
+      PMX_CUBLAS_CHECK(cublasSgemm(h, op, CUBLAS_OP_N, t, mi, t, &one, inverse_ + k * T_ * T_, t, X + k * T_, ld, &zero,
+                                   tmp, t));
+      PMX_CUDA_CHECK(cudaMemcpy2DAsync(X + k * T_, sizeof(float) * np_, tmp, sizeof(float) * T_, sizeof(float) * T_,
+                                       size_t(m), cudaMemcpyDeviceToDevice, s));
+    };
+    for (int64_t k = 0; k < nt_; ++k) {  // L y = b
+      diagonal(k, CUBLAS_OP_N);
+      const int64_t below = np_ - (k + 1) * T_;
+      if (below > 0)
+        PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(below), mi, t, &minus_one, tile_ptr(k + 1, k), ld,
+                                     X + k * T_, ld, &one, X + (k + 1) * T_, ld));
     }
-    for (void* p : tmp) cudaFree(p);
+    for (int64_t k = nt_ - 1; k >= 0; --k) {  // Lᵀ x = y
+      diagonal(k, CUBLAS_OP_T);
+      if (k > 0)
+        PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, int(k * T_), mi, t, &minus_one, L_ + k * T_, ld,
+                                     X + k * T_, ld, &one, X, ld));
+    }
+    to_double_kernel<<<blocks_for(n_ * m), threads_per_block, 0, s>>>(X, n_, np_, m, dB, n_);
+    PMX_CUDA_CHECK_LAUNCH();
+    PMX_CUDA_CHECK(cudaMemcpy2DAsync(B, sizeof(double) * ldb, dB, sizeof(double) * n_, sizeof(double) * n_, size_t(m),
+                                     cudaMemcpyDeviceToHost, s));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
   void residual(const double* W, const double* Y, double* R, int64_t m) const override {
     detail::cuda_scope scope(exec_);
     cudaStream_t s = scope.ctx.stream;
-    std::vector<void*> tmp;
-    try {
-      double* dW = device_alloc<double>(tmp, size_t(n_ * m));
-      double* dR = device_alloc<double>(tmp, size_t(n_ * m));
-      PMX_CUDA_CHECK(cudaMemcpyAsync(dW, W, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
-      PMX_CUDA_CHECK(cudaMemcpyAsync(dR, Y, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
-      const double minus_one = -1.0, one = 1.0, minus_shift = -shift_;
-      cublasHandle_t h = scope.ctx.blas;
-      PMX_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n_), int(m), int(n_), &minus_one, A_, int(lda_), dW,
-                                   int(n_), &one, dR, int(n_)));
-      PMX_CUBLAS_CHECK(cublasDaxpy(h, int(n_ * m), &minus_shift, dW, 1, dR, 1));
-      PMX_CUDA_CHECK(cudaMemcpyAsync(R, dR, sizeof(double) * size_t(n_ * m), cudaMemcpyDeviceToHost, s));
-      PMX_CUDA_CHECK(cudaStreamSynchronize(s));
-    } catch (...) {
-      for (void* p : tmp) cudaFree(p);
-      throw;
-    }
-    for (void* p : tmp) cudaFree(p);
+    double* dW = residual_w_.get<double>(size_t(n_ * m));
+    double* dR = residual_r_.get<double>(size_t(n_ * m));
+    PMX_CUDA_CHECK(cudaMemcpyAsync(dW, W, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
+    PMX_CUDA_CHECK(cudaMemcpyAsync(dR, Y, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
+    const double minus_one = -1.0, one = 1.0, minus_shift = -shift_;
+    cublasHandle_t h = scope.ctx.blas;
+    PMX_CUBLAS_CHECK(cublasSetStream(h, s));
+    PMX_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n_), int(m), int(n_), &minus_one, A_, int(lda_), dW,
+                                 int(n_), &one, dR, int(n_)));
+    PMX_CUBLAS_CHECK(cublasDaxpy(h, int(n_ * m), &minus_shift, dW, 1, dR, 1));
+    PMX_CUDA_CHECK(cudaMemcpyAsync(R, dR, sizeof(double) * size_t(n_ * m), cudaMemcpyDeviceToHost, s));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
-  double norm_inf() const override {
-    detail::cuda_scope scope(exec_);
-    cudaStream_t s = scope.ctx.stream;
-    std::vector<void*> tmp;
-    std::vector<double> sums(static_cast<size_t>(n_));
-    try {
-      double* d = device_alloc<double>(tmp, size_t(n_));
-      row_abs_sums_kernel<<<blocks_for(n_), threads_per_block, 0, s>>>(A_, lda_, n_, shift_, d);
-      PMX_CUDA_CHECK_LAUNCH();
-      PMX_CUDA_CHECK(cudaMemcpyAsync(sums.data(), d, sizeof(double) * size_t(n_), cudaMemcpyDeviceToHost, s));
-      PMX_CUDA_CHECK(cudaStreamSynchronize(s));
-    } catch (...) {
-      for (void* p : tmp) cudaFree(p);
-      throw;
-    }
-    for (void* p : tmp) cudaFree(p);
-    return *std::max_element(sums.begin(), sums.end());
+  double norm_inf() const override {  // the dense op's, once (A does not change)
+    if (norm_inf_ < 0) norm_inf_ = shifted_norm_inf(exec_, n_, A_, lda_, shift_);
+    return norm_inf_;
   }
 
  private:
   float* tile_ptr(int64_t i, int64_t j) const { return L_ + (j * T_) * np_ + i * T_; }
 
-  // Per-tile scale exponents of a column of `count` tiles starting at P (ld np), for precision q:
-  // the host rule on the device amax (so every backend scales alike).
-  // `prec` (when not null) gives each tile's precision instead of q.
-  void scales(detail::cuda_context& c, const float* P, int64_t count, tile_precision q, float* d_amax, int* d_shift,
-              std::vector<int>& shift, const tile_precision* prec = nullptr) const {
+  // Per-tile amax of a column of `count` tiles starting at P (ld np), on the host.
+  std::vector<float> tile_amax(detail::cuda_context& c, const float* P, int64_t count, float* d_amax) const {
     PMX_CUDA_CHECK(cudaMemsetAsync(d_amax, 0, sizeof(float) * size_t(count), c.stream));
     tile_amax_kernel<<<dim3(unsigned(count), slices), threads_per_block, 0, c.stream>>>(P, np_, T_, d_amax);
     PMX_CUDA_CHECK_LAUNCH();
     std::vector<float> amax(static_cast<size_t>(count));
     PMX_CUDA_CHECK(cudaMemcpyAsync(amax.data(), d_amax, sizeof(float) * size_t(count), cudaMemcpyDeviceToHost, c.stream));
     PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+    return amax;
+  }
+
+  // Scale exponents of a column of tiles for precision q (per tile, or the panel's for FP16/BF16),
+  // or for each tile's own precision `prec`: the host rule (kernels.hpp), uploaded to d_shift.
+  void scales(detail::cuda_context& c, const float* P, int64_t count, tile_precision q, float* d_amax, int* d_shift,
+              std::vector<int>& shift, const tile_precision* prec = nullptr) const {
+    std::vector<float> amax = tile_amax(c, P, count, d_amax);
+    if (!prec && pmx::detail::scaled_per_panel(q)) std::fill(amax.begin(), amax.end(), *std::max_element(amax.begin(), amax.end()));
     shift.resize(static_cast<size_t>(count));
-    for (int64_t b = 0; b < count; ++b) shift[b] = detail::precision_scale_shift(amax[b], prec ? prec[b] : q);
+    for (int64_t b = 0; b < count; ++b) shift[b] = pmx::detail::precision_scale_shift(amax[b], prec ? prec[b] : q);
     PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, c.stream));
+  }
+
+  // C (rows × T, ld np) −= A·Bᵀ for split-FP32 operands A (rows × 3T, ld lda), B (T × 3T, ld ldb).
+  static void split_gemm(cublasHandle_t h, int64_t rows, int64_t T, float beta, const float* A, int64_t lda,
+                         const float* B, int64_t ldb, float* C, int64_t ldc, float alpha = -1.0f) {
+    PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(T), int(3 * T), &alpha, A, CUDA_R_32F,
+                                  int(lda), B, CUDA_R_32F, int(ldb), &beta, C, CUDA_R_32F, int(ldc),
+                                  CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
   }
 
   void factorise(detail::cuda_context& c) {
@@ -392,6 +449,8 @@ class device_factor final : public tile_cholesky::factor {
     __half* p16 = used[1] ? device_alloc<__half>(owned_, panel) : nullptr;
     __nv_bfloat16* pb16 = used[2] ? device_alloc<__nv_bfloat16>(owned_, panel) : nullptr;
     __nv_fp8_e4m3* p8 = used[3] ? device_alloc<__nv_fp8_e4m3>(owned_, panel) : nullptr;
+    float* split_a = device_alloc<float>(owned_, 3 * panel);  // [hi hi lo] of a panel
+    float* split_b = device_alloc<float>(owned_, 3 * panel);  // [hi lo hi]
     std::vector<int> s16, sb16, s8;
     std::unique_ptr<fp8_gemm> gemm8;
     if (used[3]) gemm8 = std::make_unique<fp8_gemm>(s, T_, np_, owned_);
@@ -403,7 +462,7 @@ class device_factor final : public tile_cholesky::factor {
                                                    L_, np_, CUDA_R_32F, &dev_bytes, &host_bytes));
     void* d_work = device_alloc<char>(owned_, dev_bytes);
     std::vector<char> h_work(std::max<size_t>(host_bytes, 1));
-    const float one = 1.0f, minus_one = -1.0f;
+    const float one = 1.0f;
     for (int64_t k = 0; k < nt_; ++k) {
       PMX_CUSOLVER_CHECK(cusolverDnXpotrf(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, T_, CUDA_R_32F,
                                           tile_ptr(k, k), np_, CUDA_R_32F, d_work, dev_bytes, h_work.data(), host_bytes,
@@ -411,15 +470,23 @@ class device_factor final : public tile_cholesky::factor {
       int info = 0;
       PMX_CUDA_CHECK(cudaMemcpyAsync(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost, s));
       PMX_CUDA_CHECK(cudaStreamSynchronize(s));
-      stage("diagonal factors");
       if (info > 0) detail::throw_not_positive_definite(k * T_ + info - 1, T_, n_);
       if (info < 0) throw logic_error("cusolverDnXpotrf: argument " + std::to_string(-info) + " invalid");
+      float* inv = inverse_ + k * T_ * T_;  // L_kk⁻¹ (T × T, ld T; zero above the diagonal)
+      identity_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s>>>(inv, T_);
+      PMX_CUDA_CHECK_LAUNCH();
+      PMX_CUBLAS_CHECK(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                                   int(T_), int(T_), &one, tile_ptr(k, k), int(np_), inv, int(T_)));
+      stage("diagonal factors");
       const int64_t below = np_ - (k + 1) * T_, count = nt_ - k - 1;
       if (below == 0) break;
-      PMX_CUBLAS_CHECK(cublasStrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT,
-                                   int(below), int(T_), &one, tile_ptr(k, k), int(np_), tile_ptr(k + 1, k), int(np_)));
+      // Panel: L_ik = A_ik L_kk⁻ᵀ, split-FP32 (the inverse's split goes after the panel's, in b).
+      float* P = tile_ptr(k + 1, k);
+      split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, split_a, nullptr);
+      split_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s>>>(inv, T_, T_, T_, nullptr, split_b);
+      PMX_CUDA_CHECK_LAUNCH();
+      split_gemm(h, below, T_, 0.0f, split_a, below, split_b, T_, P, np_, 1.0f);
       stage("panel solves");
-      const float* P = tile_ptr(k + 1, k);
       // Converted panels: tile i of the panel starts at row (i − k − 1)·T.
       if (used[1]) {
         scales(c, P, count, tile_precision::fp16, d_amax, d_shift, s16);
@@ -436,30 +503,32 @@ class device_factor final : public tile_cholesky::factor {
         convert_kernel<__nv_fp8_e4m3><<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p8, below, true);
         PMX_CUDA_CHECK_LAUNCH();
       }
+      split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, split_a, split_b);
+      PMX_CUDA_CHECK_LAUNCH();
       stage("conversions");
+      // Column j of tiles: runs of one precision from the diagonal tile down, one GEMM each.
       for (int64_t j = k + 1; j < nt_; ++j) {
         const int64_t bj = j - k - 1;
-        PMX_CUBLAS_CHECK(cublasSsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, int(T_), int(T_), &minus_one,
-                                     tile_ptr(j, k), int(np_), &one, tile_ptr(j, j), int(np_)));
-        for (int64_t i = j + 1; i < nt_; ++i) {
-          const int64_t bi = i - k - 1;
+        for (int64_t i = j; i < nt_;) {
+          const tile_precision q = i == j ? tile_precision::fp32 : map_.at(i, j);
+          int64_t end = i + 1;
+          while (q != tile_precision::fp8 && end < nt_ && map_.at(end, j) == q) ++end;
+          const int64_t bi = i - k - 1, rows = (end - i) * T_;
           float* C = tile_ptr(i, j);
-          switch (map_.at(i, j)) {
+          switch (q) {
             case tile_precision::fp32:
-              PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, int(T_), int(T_), int(T_), &minus_one,
-                                           tile_ptr(i, k), int(np_), tile_ptr(j, k), int(np_), &one, C, int(np_)));
+              split_gemm(h, rows, T_, 1.0f, split_a + bi * T_, below, split_b + bj * T_, below, C, np_);
               break;
             case tile_precision::fp16:
             case tile_precision::bf16: {
-              const bool half = map_.at(i, j) == tile_precision::fp16;
-              const std::vector<int>& sc = half ? s16 : sb16;
-              const float alpha = -std::ldexp(1.0f, -(sc[bi] + sc[bj]));
-              const void* base = half ? static_cast<const void*>(p16) : static_cast<const void*>(pb16);
+              const bool half = q == tile_precision::fp16;
+              const int sc = half ? s16[0] : sb16[0];  // one scale for the panel
+              const float alpha = -std::ldexp(1.0f, -2 * sc);
+              const char* base = half ? reinterpret_cast<const char*>(p16) : reinterpret_cast<const char*>(pb16);
               const size_t elem = 2;
-              const char* b = static_cast<const char*>(base);
-              PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(T_), int(T_), int(T_), &alpha,
-                                            b + elem * size_t(bi * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
-                                            b + elem * size_t(bj * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
+              PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(T_), int(T_), &alpha,
+                                            base + elem * size_t(bi * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
+                                            base + elem * size_t(bj * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
                                             &one, C, CUDA_R_32F, int(np_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
               break;
             }
@@ -469,15 +538,16 @@ class device_factor final : public tile_cholesky::factor {
               break;
             }
           }
+          i = end;
         }
       }
       stage("trailing updates");
     }
     PMX_CUDA_CHECK(cudaStreamSynchronize(s));
-    // Only the factor (and the FP64 matrix) stay: the conversion panels and workspaces go.
+    // Only the factor, the diagonal inverses (and the FP64 matrix) stay: panels and workspaces go.
     std::vector<void*> keep;
     for (void* p : owned_)
-      if (p == L_ || p == A_) keep.push_back(p);
+      if (p == L_ || p == A_ || p == inverse_) keep.push_back(p);
       else cudaFree(p);
     owned_ = keep;
   }
@@ -493,8 +563,11 @@ class device_factor final : public tile_cholesky::factor {
   tile_precision_map map_;
   int64_t T_ = 0, nt_ = 0, np_ = 0;
   float* L_ = nullptr;
+  float* inverse_ = nullptr;  // nt inverses of the diagonal tiles, T × T each
   const double* A_ = nullptr;
   std::vector<void*> owned_;
+  mutable scratch solve_b_, solve_x_, solve_t_, residual_w_, residual_r_;
+  mutable double norm_inf_ = -1;
 };
 
 }  // namespace

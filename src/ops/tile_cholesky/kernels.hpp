@@ -23,10 +23,16 @@ class tile_cholesky::factor {
 namespace detail {
 
 /// dst (rows × cols, column-major, ld_dst) = src rounded to p after a power-of-two scaling that
-/// brings the tile's largest |entry| near the top of p's range (then unscaled: exact). In place
-/// when dst == src with equal leading dimensions.
+/// brings `amax` (by default the tile's largest |entry|) near the top of p's range (then unscaled:
+/// exact). In place when dst == src with equal leading dimensions.
 void round_tile(const float* src, int64_t ld_src, int64_t rows, int64_t cols, tile_precision p, float* dst,
-                int64_t ld_dst);
+                int64_t ld_dst, float amax = -1);
+/// Largest |entry| of a rows × cols block (column-major, ld).
+float block_amax(const float* src, int64_t ld, int64_t rows, int64_t cols);
+/// Whether the trailing-update operands of precision p share one scale per panel (FP16, BF16: a
+/// column's tiles then go through one GEMM; their ranges dwarf a panel's) or have one per tile
+/// (FP8 E4M3, whose 15 binades do not).
+inline bool scaled_per_panel(tile_precision p) { return p == tile_precision::fp16 || p == tile_precision::bf16; }
 /// The power of two that scale_tile and round_tile use for a tile whose largest |entry| is amax.
 int precision_scale_shift(float amax, tile_precision p);
 /// Top of the scaled range of p and its format (for device kernels that round the same way).

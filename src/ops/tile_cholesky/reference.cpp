@@ -1,5 +1,6 @@
 // tile_cholesky in plain loops, the oracle of the other backends: the same tile algorithm and the
 // same rounding of operands, with textbook Cholesky, substitution and products in FP32.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -30,13 +31,18 @@ void tile_cholesky_factor(const executor&, const tile_precision_map& map, float*
         for (int64_t t = k0; t < c; ++t) v -= l(r, t) * l(c, t);
         l(r, c) = v / l(c, c);
       }
+    // FP16/BF16 operands share the scale of the whole panel below the diagonal tile.
+    float panel_amax = 0;
+    for (int64_t c = k0; c < k0 + kb; ++c)
+      for (int64_t r = k0 + kb; r < n; ++r) panel_amax = std::max(panel_amax, std::fabs(l(r, c)));
     for (int64_t j = k + 1; j < nt; ++j)
       for (int64_t i = j; i < nt; ++i) {
         const int64_t ib = pmx::detail::tile_rows(n, tile, i), jb = pmx::detail::tile_rows(n, tile, j);
         const tile_precision q = i == j ? tile_precision::fp32 : map.at(i, j);
+        const float amax = pmx::detail::scaled_per_panel(q) ? panel_amax : -1;
         a.resize(static_cast<size_t>(ib * kb)), b.resize(static_cast<size_t>(jb * kb));
-        pmx::detail::round_tile(&l(i * tile, k0), n, ib, kb, q, a.data(), ib);
-        pmx::detail::round_tile(&l(j * tile, k0), n, jb, kb, q, b.data(), jb);
+        pmx::detail::round_tile(&l(i * tile, k0), n, ib, kb, q, a.data(), ib, amax);
+        pmx::detail::round_tile(&l(j * tile, k0), n, jb, kb, q, b.data(), jb, amax);
         for (int64_t c = 0; c < jb; ++c)
           for (int64_t r = i == j ? c : 0; r < ib; ++r) {
             float s = 0;

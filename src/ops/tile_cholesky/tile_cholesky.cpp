@@ -150,17 +150,22 @@ int detail::precision_scale_shift(float amax, tile_precision p) {
 
 double detail::precision_scale_top(tile_precision p) { return format_of(p).scale_top; }
 
+float detail::block_amax(const float* src, int64_t ld, int64_t rows, int64_t cols) {
+  float amax = 0;
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = 0; r < rows; ++r) amax = std::max(amax, std::fabs(src[c * ld + r]));
+  return amax;
+}
+
 void detail::round_tile(const float* src, int64_t ld_src, int64_t rows, int64_t cols, tile_precision p, float* dst,
-                        int64_t ld_dst) {
+                        int64_t ld_dst, float amax) {
   if (p == tile_precision::fp32) {
     if (dst != src)
       for (int64_t c = 0; c < cols; ++c) std::copy_n(src + c * ld_src, rows, dst + c * ld_dst);
     return;
   }
   const format f = format_of(p);
-  float amax = 0;
-  for (int64_t c = 0; c < cols; ++c)
-    for (int64_t r = 0; r < rows; ++r) amax = std::max(amax, std::fabs(src[c * ld_src + r]));
+  if (amax < 0) amax = block_amax(src, ld_src, rows, cols);
   const int shift = precision_scale_shift(amax, p);
   for (int64_t c = 0; c < cols; ++c)
     for (int64_t r = 0; r < rows; ++r) {
