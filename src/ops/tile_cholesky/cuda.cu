@@ -6,9 +6,9 @@
 //   per low precision in use, the panel scaled by a power of two and converted (FP16/BF16: one scale
 //   for the panel; FP8 E4M3: a scale per tile, stored transposed, the TN layout cuBLASLt's FP8 GEMM
 //   requires), and the split-FP32 copies of the panel;
-//   trailing updates, column by column of tiles: each run of tiles of one precision below the
-//   diagonal tile (the diagonal tile counting as FP32) is one GEMM accumulating in FP32 into the
-//   FP32 tiles: split-FP32 on TF32 tensor cores, cublasGemmEx FP16/BF16 with α = −2^−2s undoing
+//   trailing updates: each block of tiles of one precision (the diagonal tile with the FP32 tiles
+//   below it; rectangles of strictly lower tiles, precision_blocks) is one GEMM accumulating in
+//   FP32 into the FP32 tiles: split-FP32 on TF32 tensor cores, cublasGemmEx FP16/BF16 with α = −2^−2s undoing
 //   the panel's scale; FP8 tiles one cublasLtMatmul each (α = −2^−(s_i+s_j)).
 // Split-FP32 product: x = hi + lo with hi = x rounded to TF32 and lo = x − hi (exact), and
 // A·Bᵀ ≈ [hi_A hi_A lo_A]·[hi_B lo_B hi_B]ᵀ, one TF32 GEMM with three times the depth: about
@@ -243,6 +243,45 @@ class fp8_gemm {
   size_t workspace_bytes_ = 0;
 };
 
+// A block of tiles [i0, i1) × [j0, j1) updated by one GEMM per step: the diagonal tile with the
+// FP32 tiles right below it (one column), or a rectangle of strictly lower tiles of one precision
+// (FP8: single tiles, each has its own scale).
+struct tile_block {
+  int64_t i0, i1, j0, j1;
+  tile_precision q;
+};
+
+// Greedy cover of the lower tiles by blocks, column by column: the diagonal run first, then each
+// uncovered tile's run down its column, widened to the right while the next column's tiles on those
+// rows are uncovered, of the same precision, and below the diagonal.
+std::vector<tile_block> precision_blocks(const tile_precision_map& map) {
+  const int64_t nt = map.tiles;
+  std::vector<char> covered(static_cast<size_t>(nt * nt), 0);
+  auto cov = [&](int64_t i, int64_t j) -> char& { return covered[static_cast<size_t>(i * nt + j)]; };
+  std::vector<tile_block> out;
+  for (int64_t j = 0; j < nt; ++j) {
+    int64_t end = j + 1;
+    while (end < nt && !cov(end, j) && map.at(end, j) == tile_precision::fp32) ++end;
+    out.push_back({j, end, j, j + 1, tile_precision::fp32});
+    for (int64_t i = j; i < end; ++i) cov(i, j) = 1;
+    for (int64_t i = end; i < nt; ++i) {
+      if (cov(i, j)) continue;
+      const tile_precision q = map.at(i, j);
+      int64_t i1 = i + 1, j1 = j + 1;
+      if (q != tile_precision::fp8) {
+        while (i1 < nt && !cov(i1, j) && map.at(i1, j) == q) ++i1;
+        for (bool same = true; same && j1 < i; j1 += same) {
+          for (int64_t r = i; r < i1 && same; ++r) same = !cov(r, j1) && map.at(r, j1) == q;
+        }
+      }
+      for (int64_t r = i; r < i1; ++r)
+        for (int64_t c = j; c < j1; ++c) cov(r, c) = 1;
+      out.push_back({i, i1, j, j1, q});
+    }
+  }
+  return out;
+}
+
 // Device memory grown on demand and kept between calls (the refinement solves and residuals).
 class scratch {
  public:
@@ -392,10 +431,11 @@ class device_factor final : public tile_cholesky::factor {
     PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, c.stream));
   }
 
-  // C (rows × T, ld np) −= A·Bᵀ for split-FP32 operands A (rows × 3T, ld lda), B (T × 3T, ld ldb).
-  static void split_gemm(cublasHandle_t h, int64_t rows, int64_t T, float beta, const float* A, int64_t lda,
-                         const float* B, int64_t ldb, float* C, int64_t ldc, float alpha = -1.0f) {
-    PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(T), int(3 * T), &alpha, A, CUDA_R_32F,
+  // C (rows × cols, ld ldc) = beta·C + alpha·A·Bᵀ for split-FP32 operands A (rows × 3T, ld lda)
+  // and B (cols × 3T, ld ldb).
+  static void split_gemm(cublasHandle_t h, int64_t rows, int64_t cols, int64_t T, float beta, const float* A,
+                         int64_t lda, const float* B, int64_t ldb, float* C, int64_t ldc, float alpha = -1.0f) {
+    PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(cols), int(3 * T), &alpha, A, CUDA_R_32F,
                                   int(lda), B, CUDA_R_32F, int(ldb), &beta, C, CUDA_R_32F, int(ldc),
                                   CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
   }
@@ -463,6 +503,7 @@ class device_factor final : public tile_cholesky::factor {
     void* d_work = device_alloc<char>(owned_, dev_bytes);
     std::vector<char> h_work(std::max<size_t>(host_bytes, 1));
     const float one = 1.0f;
+    const std::vector<tile_block> blocks = precision_blocks(map_);
     for (int64_t k = 0; k < nt_; ++k) {
       PMX_CUSOLVER_CHECK(cusolverDnXpotrf(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, T_, CUDA_R_32F,
                                           tile_ptr(k, k), np_, CUDA_R_32F, d_work, dev_bytes, h_work.data(), host_bytes,
@@ -485,7 +526,7 @@ class device_factor final : public tile_cholesky::factor {
       split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, split_a, nullptr);
       split_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s>>>(inv, T_, T_, T_, nullptr, split_b);
       PMX_CUDA_CHECK_LAUNCH();
-      split_gemm(h, below, T_, 0.0f, split_a, below, split_b, T_, P, np_, 1.0f);
+      split_gemm(h, below, T_, T_, 0.0f, split_a, below, split_b, T_, P, np_, 1.0f);
       stage("panel solves");
       // Converted panels: tile i of the panel starts at row (i − k − 1)·T.
       if (used[1]) {
@@ -506,39 +547,34 @@ class device_factor final : public tile_cholesky::factor {
       split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, split_a, split_b);
       PMX_CUDA_CHECK_LAUNCH();
       stage("conversions");
-      // Column j of tiles: runs of one precision from the diagonal tile down, one GEMM each.
-      for (int64_t j = k + 1; j < nt_; ++j) {
-        const int64_t bj = j - k - 1;
-        for (int64_t i = j; i < nt_;) {
-          const tile_precision q = i == j ? tile_precision::fp32 : map_.at(i, j);
-          int64_t end = i + 1;
-          while (q != tile_precision::fp8 && end < nt_ && map_.at(end, j) == q) ++end;
-          const int64_t bi = i - k - 1, rows = (end - i) * T_;
-          float* C = tile_ptr(i, j);
-          switch (q) {
-            case tile_precision::fp32:
-              split_gemm(h, rows, T_, 1.0f, split_a + bi * T_, below, split_b + bj * T_, below, C, np_);
-              break;
-            case tile_precision::fp16:
-            case tile_precision::bf16: {
-              const bool half = q == tile_precision::fp16;
-              const int sc = half ? s16[0] : sb16[0];  // one scale for the panel
-              const float alpha = -std::ldexp(1.0f, -2 * sc);
-              const char* base = half ? reinterpret_cast<const char*>(p16) : reinterpret_cast<const char*>(pb16);
-              const size_t elem = 2;
-              PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(T_), int(T_), &alpha,
-                                            base + elem * size_t(bi * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
-                                            base + elem * size_t(bj * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
-                                            &one, C, CUDA_R_32F, int(np_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-              break;
-            }
-            case tile_precision::fp8: {
-              const float alpha = -std::ldexp(1.0f, -(s8[bi] + s8[bj]));
-              gemm8->run(alpha, p8 + size_t(bi * T_) * T_, p8 + size_t(bj * T_) * T_, C);
-              break;
-            }
+      // Each block of tiles of one precision (clipped to the trailing columns) is one GEMM.
+      for (const tile_block& r : blocks) {
+        const int64_t j0 = std::max(r.j0, k + 1);
+        if (j0 >= r.j1) continue;
+        const int64_t bi = r.i0 - k - 1, bj = j0 - k - 1, rows = (r.i1 - r.i0) * T_, cols = (r.j1 - j0) * T_;
+        float* C = tile_ptr(r.i0, j0);
+        switch (r.q) {
+          case tile_precision::fp32:
+            split_gemm(h, rows, cols, T_, 1.0f, split_a + bi * T_, below, split_b + bj * T_, below, C, np_);
+            break;
+          case tile_precision::fp16:
+          case tile_precision::bf16: {
+            const bool half = r.q == tile_precision::fp16;
+            const int sc = half ? s16[0] : sb16[0];  // one scale for the panel
+            const float alpha = -std::ldexp(1.0f, -2 * sc);
+            const char* base = half ? reinterpret_cast<const char*>(p16) : reinterpret_cast<const char*>(pb16);
+            const size_t elem = 2;
+            PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(cols), int(T_), &alpha,
+                                          base + elem * size_t(bi * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
+                                          base + elem * size_t(bj * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
+                                          &one, C, CUDA_R_32F, int(np_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            break;
           }
-          i = end;
+          case tile_precision::fp8: {  // blocks of one tile (a scale per tile)
+            const float alpha = -std::ldexp(1.0f, -(s8[bi] + s8[bj]));
+            gemm8->run(alpha, p8 + size_t(bi * T_) * T_, p8 + size_t(bj * T_) * T_, C);
+            break;
+          }
         }
       }
       stage("trailing updates");
