@@ -12,7 +12,7 @@
 // Low-precision operands are scaled by a power of two (max |entry| near the format's top) before
 // rounding, so that nothing underflows; a power of two keeps the unscaling exact. FP8 operands
 // (15 binades) are scaled per tile; FP16 and BF16 operands share one scale per panel (the panel
-// below the diagonal tile), so that a column's tiles of one precision go through one GEMM — their
+// below the diagonal tile), so that a block of tiles of one precision goes through one GEMM — their
 // ranges (40 and 260 binades) dwarf a panel's. FP8 saturates at ±448 (as cuBLASLt's E4M3 does).
 //
 // Backends: reference (plain loops), cpu (BLAS sgemm/strsm/ssyrk, LAPACK spotrf; the rounding is
@@ -21,7 +21,7 @@
 // on the identity) for the panel and for the solves; FP32 products (panels, diagonal and FP32
 // tiles) as split-FP32 products on TF32 tensor cores (x = hi + lo, three TF32 passes hi·hi +
 // hi·lo + lo·hi in one GEMM: about 2^-20 relative instead of FP32's 2^-24, at three to four times
-// cuBLAS SGEMM's rate on Hopper); FP16/BF16 through cublasGemmEx, one GEMM per column run of a
+// cuBLAS SGEMM's rate on Hopper); FP16/BF16 through cublasGemmEx, one GEMM per block of tiles of a
 // precision; FP8 E4M3 through cuBLASLt per tile. Solves: the FP32 factor by tiles (inverse of the
 // diagonal tile, then the panel's GEMM), reading the factor at memory speed where a left-side
 // cublasStrsm with a few right-hand sides runs at a tenth of it.
