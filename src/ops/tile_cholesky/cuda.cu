@@ -143,18 +143,14 @@ __global__ void identity_kernel(float* X, int64_t T) {
     X[t] = (t / T == t % T) ? 1.0f : 0.0f;
 }
 
-// x rounded to TF32 (10 explicit mantissa bits, to nearest): exact in TF32, so the tensor cores'
-// own conversion leaves it as it is.
-__device__ inline float tf32_high(float x) {
-  return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
-}
-
-// Split-FP32 operands of the rows × T block P (ld ldp): `a` = [hi hi lo] and `b` = [hi lo hi]
-// (rows × 3T each, ld rows), so that a_i · b_jᵀ = hi_i hi_jᵀ + hi_i lo_jᵀ + lo_i hi_jᵀ.
-__global__ void split_kernel(const float* P, int64_t ldp, int64_t rows, int64_t T, float* a, float* b) {
+// Split-FP32 operands of the rows × T block P (ld ldp), scaled by 2^shift: x = hi + lo with hi
+// = x rounded to FP16 and lo = the rest rounded to FP16 (22 bits of x's 24); `a` = [hi hi lo] and
+// `b` = [hi lo hi] (rows × 3T each, ld rows), so that a_i · b_jᵀ = hi_i hi_jᵀ + hi_i lo_jᵀ + lo_i hi_jᵀ.
+__global__ void split_kernel(const float* P, int64_t ldp, int64_t rows, int64_t T, int shift, __half* a, __half* b) {
   for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < rows * T; t += int64_t(gridDim.x) * blockDim.x) {
     const int64_t c = t / rows, r = t % rows;
-    const float x = P[c * ldp + r], hi = tf32_high(x), lo = x - hi;
+    const float x = ldexpf(P[c * ldp + r], shift);
+    const __half hi = __float2half_rn(x), lo = __float2half_rn(x - __half2float(hi));
     if (a) a[c * rows + r] = hi, a[(T + c) * rows + r] = hi, a[(2 * T + c) * rows + r] = lo;
     if (b) b[c * rows + r] = hi, b[(T + c) * rows + r] = lo, b[(2 * T + c) * rows + r] = hi;
   }
@@ -409,10 +405,11 @@ class device_factor final : public tile_cholesky::factor {
  private:
   float* tile_ptr(int64_t i, int64_t j) const { return L_ + (j * T_) * np_ + i * T_; }
 
-  // Per-tile amax of a column of `count` tiles starting at P (ld np), on the host.
-  std::vector<float> tile_amax(detail::cuda_context& c, const float* P, int64_t count, float* d_amax) const {
+  // Per-tile amax of a column of `count` tiles starting at P (ld np unless given), on the host.
+  std::vector<float> tile_amax(detail::cuda_context& c, const float* P, int64_t count, float* d_amax,
+                               int64_t ld = 0) const {
     PMX_CUDA_CHECK(cudaMemsetAsync(d_amax, 0, sizeof(float) * size_t(count), c.stream));
-    tile_amax_kernel<<<dim3(unsigned(count), slices), threads_per_block, 0, c.stream>>>(P, np_, T_, d_amax);
+    tile_amax_kernel<<<dim3(unsigned(count), slices), threads_per_block, 0, c.stream>>>(P, ld ? ld : np_, T_, d_amax);
     PMX_CUDA_CHECK_LAUNCH();
     std::vector<float> amax(static_cast<size_t>(count));
     PMX_CUDA_CHECK(cudaMemcpyAsync(amax.data(), d_amax, sizeof(float) * size_t(count), cudaMemcpyDeviceToHost, c.stream));
@@ -431,13 +428,19 @@ class device_factor final : public tile_cholesky::factor {
     PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, c.stream));
   }
 
+  // The FP16 scale exponent of a split: one for the `count` tiles from P (ld np unless given).
+  int split_shift(detail::cuda_context& c, const float* P, int64_t count, float* d_amax, int64_t ld = 0) const {
+    const std::vector<float> amax = tile_amax(c, P, count, d_amax, ld);
+    return pmx::detail::precision_scale_shift(*std::max_element(amax.begin(), amax.end()), tile_precision::fp16);
+  }
+
   // C (rows × cols, ld ldc) = beta·C + alpha·A·Bᵀ for split-FP32 operands A (rows × 3T, ld lda)
-  // and B (cols × 3T, ld ldb).
-  static void split_gemm(cublasHandle_t h, int64_t rows, int64_t cols, int64_t T, float beta, const float* A,
-                         int64_t lda, const float* B, int64_t ldb, float* C, int64_t ldc, float alpha = -1.0f) {
-    PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(cols), int(3 * T), &alpha, A, CUDA_R_32F,
-                                  int(lda), B, CUDA_R_32F, int(ldb), &beta, C, CUDA_R_32F, int(ldc),
-                                  CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+  // and B (cols × 3T, ld ldb), FP16 with FP32 accumulation (alpha undoes the splits' scales).
+  static void split_gemm(cublasHandle_t h, int64_t rows, int64_t cols, int64_t T, float alpha, float beta,
+                         const __half* A, int64_t lda, const __half* B, int64_t ldb, float* C, int64_t ldc) {
+    PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(cols), int(3 * T), &alpha, A, CUDA_R_16F,
+                                  int(lda), B, CUDA_R_16F, int(ldb), &beta, C, CUDA_R_32F, int(ldc), CUBLAS_COMPUTE_32F,
+                                  CUBLAS_GEMM_DEFAULT));
   }
 
   void factorise(detail::cuda_context& c) {
@@ -489,8 +492,8 @@ class device_factor final : public tile_cholesky::factor {
     __half* p16 = used[1] ? device_alloc<__half>(owned_, panel) : nullptr;
     __nv_bfloat16* pb16 = used[2] ? device_alloc<__nv_bfloat16>(owned_, panel) : nullptr;
     __nv_fp8_e4m3* p8 = used[3] ? device_alloc<__nv_fp8_e4m3>(owned_, panel) : nullptr;
-    float* split_a = device_alloc<float>(owned_, 3 * panel);  // [hi hi lo] of a panel
-    float* split_b = device_alloc<float>(owned_, 3 * panel);  // [hi lo hi]
+    __half* split_a = device_alloc<__half>(owned_, 3 * panel);  // [hi hi lo] of a panel
+    __half* split_b = device_alloc<__half>(owned_, 3 * panel);  // [hi lo hi]
     std::vector<int> s16, sb16, s8;
     std::unique_ptr<fp8_gemm> gemm8;
     if (used[3]) gemm8 = std::make_unique<fp8_gemm>(s, T_, np_, owned_);
@@ -523,10 +526,11 @@ class device_factor final : public tile_cholesky::factor {
       if (below == 0) break;
       // Panel: L_ik = A_ik L_kk⁻ᵀ, split-FP32 (the inverse's split goes after the panel's, in b).
       float* P = tile_ptr(k + 1, k);
-      split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, split_a, nullptr);
-      split_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s>>>(inv, T_, T_, T_, nullptr, split_b);
+      const int s_panel = split_shift(c, P, count, d_amax), s_inv = split_shift(c, inv, 1, d_amax, T_);
+      split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, s_panel, split_a, nullptr);
+      split_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s>>>(inv, T_, T_, T_, s_inv, nullptr, split_b);
       PMX_CUDA_CHECK_LAUNCH();
-      split_gemm(h, below, T_, T_, 0.0f, split_a, below, split_b, T_, P, np_, 1.0f);
+      split_gemm(h, below, T_, T_, std::ldexp(1.0f, -(s_panel + s_inv)), 0.0f, split_a, below, split_b, T_, P, np_);
       stage("panel solves");
       // Converted panels: tile i of the panel starts at row (i − k − 1)·T.
       if (used[1]) {
@@ -544,7 +548,8 @@ class device_factor final : public tile_cholesky::factor {
         convert_kernel<__nv_fp8_e4m3><<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p8, below, true);
         PMX_CUDA_CHECK_LAUNCH();
       }
-      split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, split_a, split_b);
+      const int s_split = split_shift(c, P, count, d_amax);
+      split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, s_split, split_a, split_b);
       PMX_CUDA_CHECK_LAUNCH();
       stage("conversions");
       // Each block of tiles of one precision (clipped to the trailing columns) is one GEMM.
@@ -555,7 +560,8 @@ class device_factor final : public tile_cholesky::factor {
         float* C = tile_ptr(r.i0, j0);
         switch (r.q) {
           case tile_precision::fp32:
-            split_gemm(h, rows, cols, T_, 1.0f, split_a + bi * T_, below, split_b + bj * T_, below, C, np_);
+            split_gemm(h, rows, cols, T_, -std::ldexp(1.0f, -2 * s_split), 1.0f, split_a + bi * T_, below,
+                       split_b + bj * T_, below, C, np_);
             break;
           case tile_precision::fp16:
           case tile_precision::bf16: {
