@@ -19,9 +19,9 @@
 // emulated, so the cpu gives the numbers of the mixed-precision algorithm, not its speed), cuda
 // (the factor stays on the device): cuSOLVER spotrf; the diagonal tile inverted once (cuBLAS strsm
 // on the identity) for the panel and for the solves; FP32 products (panels, diagonal and FP32
-// tiles) as split-FP32 products on TF32 tensor cores (x = hi + lo, three TF32 passes hi·hi +
-// hi·lo + lo·hi in one GEMM: about 2^-20 relative instead of FP32's 2^-24, at three to four times
-// cuBLAS SGEMM's rate on Hopper); FP16/BF16 through cublasGemmEx, one GEMM per block of tiles of a
+// tiles) as split-FP32 products on FP16 tensor cores (x·2^s = hi + lo in FP16, the three passes
+// hi·hi + hi·lo + lo·hi in one GEMM: about 2^-21 relative to the panel's scale instead of FP32's
+// 2^-24, at five to seven times cuBLAS SGEMM's rate on Hopper); FP16/BF16 through cublasGemmEx, one GEMM per block of tiles of a
 // precision; FP8 E4M3 through cuBLASLt per tile. Solves: the FP32 factor by tiles (inverse of the
 // diagonal tile, then the panel's GEMM), reading the factor at memory speed where a left-side
 // cublasStrsm with a few right-hand sides runs at a tenth of it.

@@ -2,19 +2,22 @@
 // is the identity and it meets nothing else), so every GEMM is on whole tiles. Per step k:
 //   cuSOLVER spotrf of the diagonal tile, and its inverse (cuBLAS strsm on the identity), kept for
 //   the panel and for the solves;
-//   the panel below it: L_ik = A_ik · L_kk⁻ᵀ as one split-FP32 GEMM on TF32 tensor cores;
+//   the panel below it: L_ik = A_ik · L_kk⁻ᵀ as one split-FP32 GEMM;
 //   per low precision in use, the panel scaled by a power of two and converted (FP16/BF16: one scale
 //   for the panel; FP8 E4M3: a scale per tile, stored transposed, the TN layout cuBLASLt's FP8 GEMM
 //   requires), and the split-FP32 copies of the panel;
 //   trailing updates: each block of tiles of one precision (the diagonal tile with the FP32 tiles
 //   below it; rectangles of strictly lower tiles, precision_blocks) is one GEMM accumulating in
-//   FP32 into the FP32 tiles: split-FP32 on TF32 tensor cores, cublasGemmEx FP16/BF16 with α = −2^−2s undoing
-//   the panel's scale; FP8 tiles one cublasLtMatmul each (α = −2^−(s_i+s_j)).
-// Split-FP32 product: x = hi + lo with hi = x rounded to TF32 and lo = x − hi (exact), and
-// A·Bᵀ ≈ [hi_A hi_A lo_A]·[hi_B lo_B hi_B]ᵀ, one TF32 GEMM with three times the depth: about
-// 2^-20 relative (the lo·lo term and lo's own TF32 rounding dropped) against FP32's 2^-24, at three
-// to four times cuBLAS SGEMM's rate on Hopper (bench/bench_tile_ops.cu). The FP16/BF16/FP8
-// operands are those of the host backends (kernels.hpp), whose products these GEMMs make exactly.
+//   FP32 into the FP32 tiles: split-FP32 for FP32 blocks, cublasGemmEx FP16/BF16 with α = −2^−2s
+//   undoing the panel's scale; FP8 tiles one cublasLtMatmul each (α = −2^−(s_i+s_j)).
+// Split-FP32 product: with one power-of-two scale per operand panel, x·2^s = hi + lo, hi = x·2^s
+// rounded to FP16 and lo = the rest rounded to FP16 (22 of x's 24 bits), and
+// A·Bᵀ ≈ [hi_A hi_A lo_A]·[hi_B lo_B hi_B]ᵀ, one FP16 tensor-core GEMM of three times the depth
+// with FP32 accumulation: about 2^-21 relative to the operands' scale (the lo·lo term dropped;
+// entries 2^-18 below a panel's largest lose bits to FP16 subnormals, below 2^-39 of it) against
+// FP32's 2^-24, at twice the rate of the same split on TF32 and five to seven times cuBLAS SGEMM's
+// on Hopper (bench/bench_tile_ops.cu, bench/RESULTS.md). The FP16/BF16/FP8 operands are those of
+// the host backends (kernels.hpp), whose products these GEMMs make exactly.
 // The FP64 matrix stays on the device for residuals (the caller's memory when it is device memory,
 // else a copy).
 #include <cublasLt.h>
