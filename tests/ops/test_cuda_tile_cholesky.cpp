@@ -95,8 +95,8 @@ TEST(CudaTileCholesky, MatchesHostBackends) {
 
 TEST(CudaTileCholesky, DeviceMatrixAndPrecisionRule) {
   PMX_REQUIRE_GPU();
-  const executor& gpu = gpu_executor();
 #ifdef PMX_HAVE_CUDA
+  const executor& gpu = gpu_executor();
   const int64_t n = 640, tile = 64;
   const std::vector<double> A = spd(n, 10, 8);
   double* dA = nullptr;

@@ -317,13 +317,13 @@ class device_factor final : public tile_cholesky::factor {
     detail::cuda_scope scope(exec);
     cudaStream_t s = scope.ctx.stream;
     const bool host_a = !detail::is_device_pointer(A);
-    // L, the diagonal inverses, the two split-FP32 panels (3T wide), the low-precision panels.
+    // L and the diagonal inverses (FP32), the two split panels (3T wide, FP16), the BF16 and FP8 panels.
     detail::check_device_fits(exec, scope.ctx,
-                              sizeof(float) * (size_t(np_ * np_) + size_t(np_) * T_ + 6 * size_t(np_) * T_) +
-                                  (host_a ? sizeof(double) * size_t(lda * n) : 0) + size_t(np_) * T_ * 5 +
-                                  (size_t{64} << 20),
+                              sizeof(float) * (size_t(np_ * np_) + size_t(np_) * T_) + size_t(np_) * T_ * (12 + 2 + 1) +
+                                  (host_a ? sizeof(double) * size_t(lda * n) : 0) + (size_t{64} << 20),
                               "mixed-precision Cholesky");
     try {
+      const auto t0 = std::chrono::steady_clock::now();
       L_ = device_alloc<float>(owned_, size_t(np_ * np_));
       inverse_ = device_alloc<float>(owned_, size_t(np_ * T_));
       if (host_a) {
@@ -333,6 +333,8 @@ class device_factor final : public tile_cholesky::factor {
       } else {
         A_ = A;
       }
+      stages.emplace_back("allocate (and copy a host matrix)",
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       factorise(scope.ctx);
     } catch (...) {
       release();
@@ -420,14 +422,13 @@ class device_factor final : public tile_cholesky::factor {
     return amax;
   }
 
-  // Scale exponents of a column of tiles for precision q (per tile, or the panel's for FP16/BF16),
-  // or for each tile's own precision `prec`: the host rule (kernels.hpp), uploaded to d_shift.
-  void scales(detail::cuda_context& c, const float* P, int64_t count, tile_precision q, float* d_amax, int* d_shift,
-              std::vector<int>& shift, const tile_precision* prec = nullptr) const {
-    std::vector<float> amax = tile_amax(c, P, count, d_amax);
-    if (!prec && pmx::detail::scaled_per_panel(q)) std::fill(amax.begin(), amax.end(), *std::max_element(amax.begin(), amax.end()));
+  // Scale exponents of a column of tiles rounded each to its precision prec[b] (a scale per tile):
+  // the host rule (kernels.hpp), uploaded to d_shift.
+  void tile_scales(detail::cuda_context& c, const float* P, int64_t count, const tile_precision* prec, float* d_amax,
+                   int* d_shift, std::vector<int>& shift) const {
+    const std::vector<float> amax = tile_amax(c, P, count, d_amax);
     shift.resize(static_cast<size_t>(count));
-    for (int64_t b = 0; b < count; ++b) shift[b] = pmx::detail::precision_scale_shift(amax[b], prec ? prec[b] : q);
+    for (int64_t b = 0; b < count; ++b) shift[b] = pmx::detail::precision_scale_shift(amax[b], prec[b]);
     PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, c.stream));
   }
 
@@ -480,7 +481,7 @@ class device_factor final : public tile_cholesky::factor {
         any = any || prec[b] != tile_precision::fp32;
       }
       if (!any) continue;
-      scales(c, tile_ptr(j + 1, j), count, tile_precision::fp32, d_amax, d_shift, shift, prec.data());
+      tile_scales(c, tile_ptr(j + 1, j), count, prec.data(), d_amax, d_shift, shift);
       PMX_CUDA_CHECK(cudaMemcpyAsync(d_prec, code.data(), size_t(count), cudaMemcpyHostToDevice, s));
       round_in_place_kernel<<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(tile_ptr(j + 1, j), np_, T_,
                                                                                          d_shift, d_prec);
@@ -492,12 +493,11 @@ class device_factor final : public tile_cholesky::factor {
     for (int64_t i = 0; i < nt_; ++i)
       for (int64_t j = 0; j < i; ++j) used[static_cast<int>(map_.at(i, j))] = true;
     const size_t panel = size_t(np_) * size_t(T_);
-    __half* p16 = used[1] ? device_alloc<__half>(owned_, panel) : nullptr;
     __nv_bfloat16* pb16 = used[2] ? device_alloc<__nv_bfloat16>(owned_, panel) : nullptr;
     __nv_fp8_e4m3* p8 = used[3] ? device_alloc<__nv_fp8_e4m3>(owned_, panel) : nullptr;
     __half* split_a = device_alloc<__half>(owned_, 3 * panel);  // [hi hi lo] of a panel
     __half* split_b = device_alloc<__half>(owned_, 3 * panel);  // [hi lo hi]
-    std::vector<int> s16, sb16, s8;
+    std::vector<int> sb16, s8;
     std::unique_ptr<fp8_gemm> gemm8;
     if (used[3]) gemm8 = std::make_unique<fp8_gemm>(s, T_, np_, owned_);
     // cuSOLVER spotrf of a diagonal tile.
@@ -535,25 +535,30 @@ class device_factor final : public tile_cholesky::factor {
       PMX_CUDA_CHECK_LAUNCH();
       split_gemm(h, below, T_, T_, std::ldexp(1.0f, -(s_panel + s_inv)), 0.0f, split_a, below, split_b, T_, P, np_);
       stage("panel solves");
-      // Converted panels: tile i of the panel starts at row (i − k − 1)·T.
-      if (used[1]) {
-        scales(c, P, count, tile_precision::fp16, d_amax, d_shift, s16);
-        convert_kernel<__half><<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p16, below, false);
-        PMX_CUDA_CHECK_LAUNCH();
-      }
+      // Converted panels (tile i of the panel starts at row (i − k − 1)·T), from one amax pass.
+      // The FP16 operands are the split's hi part (its first T columns): the same panel scale and
+      // the same rounding as a conversion of their own.
+      const std::vector<float> amax = tile_amax(c, P, count, d_amax);
+      const float panel_max = *std::max_element(amax.begin(), amax.end());
+      const int s_split = pmx::detail::precision_scale_shift(panel_max, tile_precision::fp16);
+      split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, s_split, split_a, split_b);
+      PMX_CUDA_CHECK_LAUNCH();
+      auto upload = [&](tile_precision q, std::vector<int>& shifts) {  // per tile, or the panel's
+        shifts.resize(static_cast<size_t>(count));
+        for (int64_t t = 0; t < count; ++t)
+          shifts[t] = pmx::detail::precision_scale_shift(pmx::detail::scaled_per_panel(q) ? panel_max : amax[t], q);
+        PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shifts.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, s));
+      };
       if (used[2]) {
-        scales(c, P, count, tile_precision::bf16, d_amax, d_shift, sb16);
+        upload(tile_precision::bf16, sb16);
         convert_kernel<__nv_bfloat16><<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(P, np_, T_, d_shift, pb16, below, false);
         PMX_CUDA_CHECK_LAUNCH();
       }
       if (used[3]) {
-        scales(c, P, count, tile_precision::fp8, d_amax, d_shift, s8);
+        upload(tile_precision::fp8, s8);
         convert_kernel<__nv_fp8_e4m3><<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p8, below, true);
         PMX_CUDA_CHECK_LAUNCH();
       }
-      const int s_split = split_shift(c, P, count, d_amax);
-      split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, s_split, split_a, split_b);
-      PMX_CUDA_CHECK_LAUNCH();
       stage("conversions");
       // Each block of tiles of one precision (clipped to the trailing columns) is one GEMM.
       for (const tile_block& r : blocks) {
@@ -569,9 +574,9 @@ class device_factor final : public tile_cholesky::factor {
           case tile_precision::fp16:
           case tile_precision::bf16: {
             const bool half = r.q == tile_precision::fp16;
-            const int sc = half ? s16[0] : sb16[0];  // one scale for the panel
+            const int sc = half ? s_split : sb16[0];  // one scale for the panel
             const float alpha = -std::ldexp(1.0f, -2 * sc);
-            const char* base = half ? reinterpret_cast<const char*>(p16) : reinterpret_cast<const char*>(pb16);
+            const char* base = half ? reinterpret_cast<const char*>(split_a) : reinterpret_cast<const char*>(pb16);
             const size_t elem = 2;
             PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(cols), int(T_), &alpha,
                                           base + elem * size_t(bi * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),

@@ -216,6 +216,8 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
     if (!std::isfinite(s.backward_error)) return finish_fp64("refinement met a non-finite residual");
     if (s.backward_error <= opt.accuracy) {
       lap("refinement");
+      factor.reset();
+      lap("release the factor");
       return s;
     }
     if (step >= opt.max_refinements)
