@@ -305,6 +305,33 @@ class scratch {
   size_t bytes_ = 0;
 };
 
+// A second stream (the look-ahead's) with its own cuBLAS handle, and the context's cuSOLVER handle lent to it; the
+// destructor gives the cuSOLVER handle back to the context's stream and frees the rest.
+struct look_ahead {
+  detail::cuda_context& c;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  std::vector<cudaEvent_t> events;
+  explicit look_ahead(detail::cuda_context& ctx) : c(ctx) {
+    // The highest priority: its short critical-path kernels (potrf, inverse, panel) take SMs as
+    // the trailing GEMMs' blocks drain, instead of queueing behind whole GEMMs.
+    int least = 0, greatest = 0;
+    PMX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    PMX_CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest));
+    PMX_CUBLAS_CHECK(cublasCreate(&blas));
+    PMX_CUBLAS_CHECK(cublasSetStream(blas, stream));
+  }
+  ~look_ahead() {
+    cudaStreamSynchronize(stream);
+    if (c.solver) cusolverDnSetStream(c.solver, c.stream);
+    for (cudaEvent_t e : events) cudaEventDestroy(e);
+    cublasDestroy(blas);
+    cudaStreamDestroy(stream);
+  }
+  look_ahead(const look_ahead&) = delete;
+  look_ahead& operator=(const look_ahead&) = delete;
+};
+
 class device_factor final : public tile_cholesky::factor {
  public:
   device_factor(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
@@ -410,31 +437,31 @@ class device_factor final : public tile_cholesky::factor {
  private:
   float* tile_ptr(int64_t i, int64_t j) const { return L_ + (j * T_) * np_ + i * T_; }
 
-  // Per-tile amax of a column of `count` tiles starting at P (ld np unless given), on the host.
-  std::vector<float> tile_amax(detail::cuda_context& c, const float* P, int64_t count, float* d_amax,
-                               int64_t ld = 0) const {
-    PMX_CUDA_CHECK(cudaMemsetAsync(d_amax, 0, sizeof(float) * size_t(count), c.stream));
-    tile_amax_kernel<<<dim3(unsigned(count), slices), threads_per_block, 0, c.stream>>>(P, ld ? ld : np_, T_, d_amax);
+  // Per-tile amax of a column of `count` tiles starting at P (ld np unless given), on the host
+  // (the host waits for stream st).
+  std::vector<float> tile_amax(cudaStream_t st, const float* P, int64_t count, float* d_amax, int64_t ld = 0) const {
+    PMX_CUDA_CHECK(cudaMemsetAsync(d_amax, 0, sizeof(float) * size_t(count), st));
+    tile_amax_kernel<<<dim3(unsigned(count), slices), threads_per_block, 0, st>>>(P, ld ? ld : np_, T_, d_amax);
     PMX_CUDA_CHECK_LAUNCH();
     std::vector<float> amax(static_cast<size_t>(count));
-    PMX_CUDA_CHECK(cudaMemcpyAsync(amax.data(), d_amax, sizeof(float) * size_t(count), cudaMemcpyDeviceToHost, c.stream));
-    PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+    PMX_CUDA_CHECK(cudaMemcpyAsync(amax.data(), d_amax, sizeof(float) * size_t(count), cudaMemcpyDeviceToHost, st));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(st));
     return amax;
   }
 
   // Scale exponents of a column of tiles rounded each to its precision prec[b] (a scale per tile):
   // the host rule (kernels.hpp), uploaded to d_shift.
-  void tile_scales(detail::cuda_context& c, const float* P, int64_t count, const tile_precision* prec, float* d_amax,
+  void tile_scales(cudaStream_t st, const float* P, int64_t count, const tile_precision* prec, float* d_amax,
                    int* d_shift, std::vector<int>& shift) const {
-    const std::vector<float> amax = tile_amax(c, P, count, d_amax);
+    const std::vector<float> amax = tile_amax(st, P, count, d_amax);
     shift.resize(static_cast<size_t>(count));
     for (int64_t b = 0; b < count; ++b) shift[b] = pmx::detail::precision_scale_shift(amax[b], prec[b]);
-    PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, c.stream));
+    PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, st));
   }
 
   // The FP16 scale exponent of a split: one for the `count` tiles from P (ld np unless given).
-  int split_shift(detail::cuda_context& c, const float* P, int64_t count, float* d_amax, int64_t ld = 0) const {
-    const std::vector<float> amax = tile_amax(c, P, count, d_amax, ld);
+  int split_shift(cudaStream_t st, const float* P, int64_t count, float* d_amax, int64_t ld = 0) const {
+    const std::vector<float> amax = tile_amax(st, P, count, d_amax, ld);
     return pmx::detail::precision_scale_shift(*std::max_element(amax.begin(), amax.end()), tile_precision::fp16);
   }
 
@@ -447,18 +474,27 @@ class device_factor final : public tile_cholesky::factor {
                                   CUBLAS_GEMM_DEFAULT));
   }
 
+  // Operands of one step's trailing updates: the panel below the diagonal tile, split (FP16 hi/lo)
+  // and converted, with its scales. Two of them alternate, so that the next step's panel is made
+  // (on the look-ahead stream) while this step's updates read this one.
+  struct step_panel {
+    __half* split_a = nullptr;  // [hi hi lo], below × 3T
+    __half* split_b = nullptr;  // [hi lo hi]
+    __nv_bfloat16* bf16 = nullptr;
+    __nv_fp8_e4m3* fp8 = nullptr;
+    int s_split = 0, s_bf16 = 0;
+    std::vector<int> s_fp8;  // per tile
+    cudaEvent_t ready = nullptr;
+  };
+
   void factorise(detail::cuda_context& c) {
     cudaStream_t s = c.stream;
-    // Stage timing: the stream is drained at each stage boundary (a few syncs per tile step).
     auto mark = std::chrono::steady_clock::now();
     auto stage = [&](const char* name) {
       PMX_CUDA_CHECK(cudaStreamSynchronize(s));
       const auto now = std::chrono::steady_clock::now();
-      const double sec = std::chrono::duration<double>(now - mark).count();
+      stages.emplace_back(name, std::chrono::duration<double>(now - mark).count());
       mark = now;
-      for (auto& [n, t] : stages)
-        if (n == name) return void(t += sec);
-      stages.emplace_back(name, sec);
     };
     cublasHandle_t h = c.blas;
     PMX_CUBLAS_CHECK(cublasSetStream(h, s));
@@ -481,7 +517,7 @@ class device_factor final : public tile_cholesky::factor {
         any = any || prec[b] != tile_precision::fp32;
       }
       if (!any) continue;
-      tile_scales(c, tile_ptr(j + 1, j), count, prec.data(), d_amax, d_shift, shift);
+      tile_scales(s, tile_ptr(j + 1, j), count, prec.data(), d_amax, d_shift, shift);
       PMX_CUDA_CHECK(cudaMemcpyAsync(d_prec, code.data(), size_t(count), cudaMemcpyHostToDevice, s));
       round_in_place_kernel<<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(tile_ptr(j + 1, j), np_, T_,
                                                                                          d_shift, d_prec);
@@ -493,16 +529,28 @@ class device_factor final : public tile_cholesky::factor {
     for (int64_t i = 0; i < nt_; ++i)
       for (int64_t j = 0; j < i; ++j) used[static_cast<int>(map_.at(i, j))] = true;
     const size_t panel = size_t(np_) * size_t(T_);
-    __nv_bfloat16* pb16 = used[2] ? device_alloc<__nv_bfloat16>(owned_, panel) : nullptr;
-    __nv_fp8_e4m3* p8 = used[3] ? device_alloc<__nv_fp8_e4m3>(owned_, panel) : nullptr;
-    __half* split_a = device_alloc<__half>(owned_, 3 * panel);  // [hi hi lo] of a panel
-    __half* split_b = device_alloc<__half>(owned_, 3 * panel);  // [hi lo hi]
-    std::vector<int> sb16, s8;
     std::unique_ptr<fp8_gemm> gemm8;
     if (used[3]) gemm8 = std::make_unique<fp8_gemm>(s, T_, np_, owned_);
-    // cuSOLVER spotrf of a diagonal tile.
+    // The look-ahead stream, with its own cuBLAS handle (a handle's workspace serves one stream at
+    // a time) and the context's cuSOLVER handle lent to it until the end.
+    look_ahead la(c);
+    cudaStream_t s2 = la.stream;
+    step_panel panels[2];
+    for (step_panel& sp : panels) {
+      sp.split_a = device_alloc<__half>(owned_, 3 * panel);
+      sp.split_b = device_alloc<__half>(owned_, 3 * panel);
+      if (used[2]) sp.bf16 = device_alloc<__nv_bfloat16>(owned_, panel);
+      if (used[3]) sp.fp8 = device_alloc<__nv_fp8_e4m3>(owned_, panel);
+      PMX_CUDA_CHECK(cudaEventCreateWithFlags(&sp.ready, cudaEventDisableTiming));
+      la.events.push_back(sp.ready);
+    }
+    cudaEvent_t column_done;
+    PMX_CUDA_CHECK(cudaEventCreateWithFlags(&column_done, cudaEventDisableTiming));
+    la.events.push_back(column_done);
     detail::cusolver_handle solver(c);
-    int* d_info = device_alloc<int>(owned_, 1);
+    PMX_CUSOLVER_CHECK(cusolverDnSetStream(solver.handle, s2));
+    int* d_info = device_alloc<int>(owned_, size_t(nt_));
+    PMX_CUDA_CHECK(cudaMemsetAsync(d_info, 0, sizeof(int) * size_t(nt_), s2));
     size_t dev_bytes = 0, host_bytes = 0;
     PMX_CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, T_, CUDA_R_32F,
                                                    L_, np_, CUDA_R_32F, &dev_bytes, &host_bytes));
@@ -510,73 +558,77 @@ class device_factor final : public tile_cholesky::factor {
     std::vector<char> h_work(std::max<size_t>(host_bytes, 1));
     const float one = 1.0f;
     const std::vector<tile_block> blocks = precision_blocks(map_);
-    for (int64_t k = 0; k < nt_; ++k) {
+    double look_ahead_seconds = 0;  // host time spent making panels (GPU work overlapped with updates)
+
+    // Diagonal tile k factorised and inverted, its panel solved, split and converted into sp (on s2).
+    auto diagonal_and_panel = [&](int64_t k, step_panel& sp) {
+      const auto t0 = std::chrono::steady_clock::now();
       PMX_CUSOLVER_CHECK(cusolverDnXpotrf(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, T_, CUDA_R_32F,
                                           tile_ptr(k, k), np_, CUDA_R_32F, d_work, dev_bytes, h_work.data(), host_bytes,
-                                          d_info));
-      int info = 0;
-      PMX_CUDA_CHECK(cudaMemcpyAsync(&info, d_info, sizeof(int), cudaMemcpyDeviceToHost, s));
-      PMX_CUDA_CHECK(cudaStreamSynchronize(s));
-      if (info > 0) detail::throw_not_positive_definite(k * T_ + info - 1, T_, n_);
-      if (info < 0) throw logic_error("cusolverDnXpotrf: argument " + std::to_string(-info) + " invalid");
+                                          d_info + k));
       float* inv = inverse_ + k * T_ * T_;  // L_kk⁻¹ (T × T, ld T; zero above the diagonal)
-      identity_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s>>>(inv, T_);
+      identity_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s2>>>(inv, T_);
       PMX_CUDA_CHECK_LAUNCH();
-      PMX_CUBLAS_CHECK(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+      PMX_CUBLAS_CHECK(cublasStrsm(la.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
                                    int(T_), int(T_), &one, tile_ptr(k, k), int(np_), inv, int(T_)));
-      stage("diagonal factors");
       const int64_t below = np_ - (k + 1) * T_, count = nt_ - k - 1;
-      if (below == 0) break;
-      // Panel: L_ik = A_ik L_kk⁻ᵀ, split-FP32 (the inverse's split goes after the panel's, in b).
-      float* P = tile_ptr(k + 1, k);
-      const int s_panel = split_shift(c, P, count, d_amax), s_inv = split_shift(c, inv, 1, d_amax, T_);
-      split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, s_panel, split_a, nullptr);
-      split_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s>>>(inv, T_, T_, T_, s_inv, nullptr, split_b);
-      PMX_CUDA_CHECK_LAUNCH();
-      split_gemm(h, below, T_, T_, std::ldexp(1.0f, -(s_panel + s_inv)), 0.0f, split_a, below, split_b, T_, P, np_);
-      stage("panel solves");
-      // Converted panels (tile i of the panel starts at row (i − k − 1)·T), from one amax pass.
-      // The FP16 operands are the split's hi part (its first T columns): the same panel scale and
-      // the same rounding as a conversion of their own.
-      const std::vector<float> amax = tile_amax(c, P, count, d_amax);
-      const float panel_max = *std::max_element(amax.begin(), amax.end());
-      const int s_split = pmx::detail::precision_scale_shift(panel_max, tile_precision::fp16);
-      split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s>>>(P, np_, below, T_, s_split, split_a, split_b);
-      PMX_CUDA_CHECK_LAUNCH();
-      auto upload = [&](tile_precision q, std::vector<int>& shifts) {  // per tile, or the panel's
-        shifts.resize(static_cast<size_t>(count));
-        for (int64_t t = 0; t < count; ++t)
-          shifts[t] = pmx::detail::precision_scale_shift(pmx::detail::scaled_per_panel(q) ? panel_max : amax[t], q);
-        PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shifts.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, s));
-      };
-      if (used[2]) {
-        upload(tile_precision::bf16, sb16);
-        convert_kernel<__nv_bfloat16><<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(P, np_, T_, d_shift, pb16, below, false);
+      if (below > 0) {
+        // Panel: L_ik = A_ik L_kk⁻ᵀ, split-FP32 (the panel's split in a, the inverse's in b).
+        float* P = tile_ptr(k + 1, k);
+        const int s_panel = split_shift(s2, P, count, d_amax), s_inv = split_shift(s2, inv, 1, d_amax, T_);
+        split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s2>>>(P, np_, below, T_, s_panel, sp.split_a, nullptr);
+        split_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s2>>>(inv, T_, T_, T_, s_inv, nullptr, sp.split_b);
         PMX_CUDA_CHECK_LAUNCH();
-      }
-      if (used[3]) {
-        upload(tile_precision::fp8, s8);
-        convert_kernel<__nv_fp8_e4m3><<<dim3(unsigned(count), slices), threads_per_block, 0, s>>>(P, np_, T_, d_shift, p8, below, true);
+        split_gemm(la.blas, below, T_, T_, std::ldexp(1.0f, -(s_panel + s_inv)), 0.0f, sp.split_a, below, sp.split_b,
+                   T_, P, np_);
+        // Operands from one amax pass. The FP16 ones are the split's hi part (its first T
+        // columns): the same panel scale and rounding as a conversion of their own.
+        const std::vector<float> amax = tile_amax(s2, P, count, d_amax);
+        const float panel_max = *std::max_element(amax.begin(), amax.end());
+        sp.s_split = pmx::detail::precision_scale_shift(panel_max, tile_precision::fp16);
+        split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s2>>>(P, np_, below, T_, sp.s_split, sp.split_a,
+                                                                           sp.split_b);
         PMX_CUDA_CHECK_LAUNCH();
+        if (used[2]) {
+          sp.s_bf16 = pmx::detail::precision_scale_shift(panel_max, tile_precision::bf16);
+          shift.assign(static_cast<size_t>(count), sp.s_bf16);
+          PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, s2));
+          convert_kernel<__nv_bfloat16><<<dim3(unsigned(count), slices), threads_per_block, 0, s2>>>(P, np_, T_, d_shift,
+                                                                                                     sp.bf16, below, false);
+          PMX_CUDA_CHECK_LAUNCH();
+        }
+        if (used[3]) {
+          sp.s_fp8.resize(static_cast<size_t>(count));
+          for (int64_t t = 0; t < count; ++t)
+            sp.s_fp8[t] = pmx::detail::precision_scale_shift(amax[t], tile_precision::fp8);
+          PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, sp.s_fp8.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, s2));
+          convert_kernel<__nv_fp8_e4m3><<<dim3(unsigned(count), slices), threads_per_block, 0, s2>>>(P, np_, T_, d_shift,
+                                                                                                     sp.fp8, below, true);
+          PMX_CUDA_CHECK_LAUNCH();
+        }
+        PMX_CUDA_CHECK(cudaStreamSynchronize(s2));  // the host's shift vectors are reused
       }
-      stage("conversions");
-      // Each block of tiles of one precision (clipped to the trailing columns) is one GEMM.
+      PMX_CUDA_CHECK(cudaEventRecord(sp.ready, s2));
+      look_ahead_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    // Step k's updates of the blocks' columns [c0, c1) (on s).
+    auto updates = [&](int64_t k, const step_panel& sp, int64_t c0, int64_t c1) {
+      const int64_t below = np_ - (k + 1) * T_;
       for (const tile_block& r : blocks) {
-        const int64_t j0 = std::max(r.j0, k + 1);
-        if (j0 >= r.j1) continue;
-        const int64_t bi = r.i0 - k - 1, bj = j0 - k - 1, rows = (r.i1 - r.i0) * T_, cols = (r.j1 - j0) * T_;
+        const int64_t j0 = std::max(r.j0, c0), j1 = std::min(r.j1, c1);
+        if (j0 >= j1) continue;
+        const int64_t bi = r.i0 - k - 1, bj = j0 - k - 1, rows = (r.i1 - r.i0) * T_, cols = (j1 - j0) * T_;
         float* C = tile_ptr(r.i0, j0);
         switch (r.q) {
           case tile_precision::fp32:
-            split_gemm(h, rows, cols, T_, -std::ldexp(1.0f, -2 * s_split), 1.0f, split_a + bi * T_, below,
-                       split_b + bj * T_, below, C, np_);
+            split_gemm(h, rows, cols, T_, -std::ldexp(1.0f, -2 * sp.s_split), 1.0f, sp.split_a + bi * T_, below,
+                       sp.split_b + bj * T_, below, C, np_);
             break;
           case tile_precision::fp16:
           case tile_precision::bf16: {
             const bool half = r.q == tile_precision::fp16;
-            const int sc = half ? s_split : sb16[0];  // one scale for the panel
-            const float alpha = -std::ldexp(1.0f, -2 * sc);
-            const char* base = half ? reinterpret_cast<const char*>(split_a) : reinterpret_cast<const char*>(pb16);
+            const float alpha = -std::ldexp(1.0f, -2 * (half ? sp.s_split : sp.s_bf16));  // one scale per panel
+            const char* base = half ? reinterpret_cast<const char*>(sp.split_a) : reinterpret_cast<const char*>(sp.bf16);
             const size_t elem = 2;
             PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(cols), int(T_), &alpha,
                                           base + elem * size_t(bi * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
@@ -585,15 +637,37 @@ class device_factor final : public tile_cholesky::factor {
             break;
           }
           case tile_precision::fp8: {  // blocks of one tile (a scale per tile)
-            const float alpha = -std::ldexp(1.0f, -(s8[bi] + s8[bj]));
-            gemm8->run(alpha, p8 + size_t(bi * T_) * T_, p8 + size_t(bj * T_) * T_, C);
+            const float alpha = -std::ldexp(1.0f, -(sp.s_fp8[bi] + sp.s_fp8[bj]));
+            gemm8->run(alpha, sp.fp8 + size_t(bi * T_) * T_, sp.fp8 + size_t(bj * T_) * T_, C);
             break;
           }
         }
       }
-      stage("trailing updates");
+    };
+    // Right-looking with a look-ahead of one step: step k's updates of column k + 1 first; then,
+    // on s2, the factor, inverse and panel of k + 1 while s updates the columns beyond.
+    PMX_CUDA_CHECK(cudaEventRecord(column_done, s));  // the loaded, rounded matrix
+    PMX_CUDA_CHECK(cudaStreamWaitEvent(s2, column_done, 0));
+    diagonal_and_panel(0, panels[0]);
+    for (int64_t k = 0; k + 1 < nt_; ++k) {
+      step_panel& sp = panels[k % 2];
+      PMX_CUDA_CHECK(cudaStreamWaitEvent(s, sp.ready, 0));
+      updates(k, sp, k + 1, k + 2);
+      PMX_CUDA_CHECK(cudaEventRecord(column_done, s));
+      updates(k, sp, k + 2, nt_);
+      PMX_CUDA_CHECK(cudaStreamWaitEvent(s2, column_done, 0));
+      diagonal_and_panel(k + 1, panels[(k + 1) % 2]);
     }
+    PMX_CUDA_CHECK(cudaStreamSynchronize(s2));
     PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<int> info(static_cast<size_t>(nt_));
+    PMX_CUDA_CHECK(cudaMemcpy(info.data(), d_info, sizeof(int) * size_t(nt_), cudaMemcpyDeviceToHost));
+    for (int64_t k = 0; k < nt_; ++k) {  // the first tile that failed (those after it saw NaN)
+      if (info[k] > 0) detail::throw_not_positive_definite(k * T_ + info[k] - 1, T_, n_);
+      if (info[k] < 0) throw logic_error("cusolverDnXpotrf: argument " + std::to_string(-info[k]) + " invalid");
+    }
+    stage("tile steps");
+    stages.emplace_back("  of which host time making panels (overlapped)", look_ahead_seconds);
     // Only the factor, the diagonal inverses (and the FP64 matrix) stay: panels and workspaces go.
     std::vector<void*> keep;
     for (void* p : owned_)
