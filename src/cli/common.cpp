@@ -1,16 +1,95 @@
 #include "cli/common.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include "core/checked_number.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/output_file.hpp"
+#include "panoramix/vcf_files.hpp"
 
 namespace pmx::cli {
+namespace {
+
+// --vcf, --bcf and the flags of plink2's VCF import (given to every command that reads genotypes).
+void add_vcf_options(CLI::App* cmd, common_options& o, CLI::Option* bfile) {
+  auto* vcf = cmd->add_option_function<std::string>(
+      "--vcf", [&o](const std::string& f) { o.bfile = f, o.format = genotype_format::vcf; },
+      "VCF FILE (plain, gzip or bgzip): GT calls of biallelic SNPs, A1 = ALT (as plink2 --vcf)");
+  auto* bcf = cmd->add_option_function<std::string>(
+      "--bcf", [&o](const std::string& f) { o.bfile = f, o.format = genotype_format::bcf; },
+      "BCF FILE: as --vcf");
+  bfile->excludes(vcf)->excludes(bcf);
+  vcf->excludes(bcf);
+  cmd->add_flag("--double-id", o.double_id, "VCF sample IDs: FID = IID = the ID (default FID 0, IID the ID)");
+  cmd->add_option_function<std::vector<std::string>>(
+         "--const-fid",
+         [&o](const std::vector<std::string>& v) {
+           o.const_fid_given = true, o.const_fid = v.empty() || v[0].empty() ? "0" : v[0];
+         },
+         "VCF sample IDs: FID = ID (default 0), IID = the ID")
+      ->expected(0, 1);
+  cmd->add_option_function<std::vector<std::string>>(
+         "--id-delim",
+         [&o](const std::vector<std::string>& v) {
+           o.id_delim_given = true, o.id_delim = v.empty() || v[0].empty() ? "_" : v[0];
+         },
+         "VCF sample IDs are FID<d>IID (or FID<d>IID<d>SID); d defaults to '_'")
+      ->expected(0, 1);
+  cmd->add_option("--vcf-half-call", o.half_call,
+                  "a half-call './1' is an error (default), missing, haploid or reference (as plink2)")
+      ->check(CLI::IsMember({"e", "error", "m", "missing", "h", "haploid", "r", "reference"}));
+  cmd->add_option("--vcf-min-gq", o.vcf_min_gq, "calls with FORMAT/GQ below N become missing");
+  cmd->add_option("--vcf-min-dp", o.vcf_min_dp, "calls with FORMAT/DP below N become missing");
+}
+
+vcf_options vcf_options_of(const common_options& o) {
+  vcf_options v;
+  if (o.double_id) v.ids = vcf_sample_ids::double_id;
+  if (o.const_fid_given) v.ids = vcf_sample_ids::const_fid, v.const_fid = o.const_fid;
+  if (o.id_delim_given) v.ids = vcf_sample_ids::delimited, v.id_delim = o.id_delim[0];
+  const char h = o.half_call[0];
+  v.half_call = h == 'm' ? vcf_half_call::missing
+                : h == 'h' ? vcf_half_call::haploid
+                : h == 'r' ? vcf_half_call::reference
+                           : vcf_half_call::error;
+  v.min_gq = o.vcf_min_gq, v.min_dp = o.vcf_min_dp;
+  v.chromosomes = chromosomes(o);
+  // BGZF blocks decompress on htslib's threads while this one parses: a few are enough.
+  const int cores = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
+  v.threads = std::clamp(cores - 1, 0, 8);
+  return v;
+}
+
+std::string plural(int64_t k, const std::string& what) {
+  return std::to_string(k) + " " + what + (k == 1 ? "" : "s");
+}
+
+// The import in the log, in plink2's terms.
+void log_vcf_counts(const vcf_genotypes& v, run_log& log) {
+  const vcf_read_counts& c = v.counts();
+  log.message(v.format() + " " + v.name() + ": " + plural(v.n_samples(), "sample") + ", " +
+              plural(c.records, "record") + "; " + plural(v.n_variants(), "biallelic SNP") + " kept, " +
+              std::to_string(c.multiallelic) + " multi-allelic and " + std::to_string(c.non_snp) +
+              " non-SNP records skipped (as plink2 --max-alleles 2 --snps-only)");
+  if (c.without_gt) log.message(plural(c.without_gt, "record") + " without GT kept with every call missing");
+  if (c.half_calls) log.message(plural(c.half_calls, "half-call") + " read as --vcf-half-call says");
+  if (c.gq_masked) log.message(plural(c.gq_masked, "call") + " with GQ below --vcf-min-gq set missing");
+  if (c.dp_masked) log.message(plural(c.dp_masked, "call") + " with DP below --vcf-min-dp set missing");
+  if (c.unsorted)
+    log.message("Warning: " + plural(c.unsorted, "variant") + " at a lower position than the one before "
+                "(the file is not sorted by position; LD windows assume it is)");
+}
+
+}  // namespace
 
 void add_common_options(CLI::App* cmd, common_options& o, bool input) {
   if (input) {
-    cmd->add_option("--bfile", o.bfile, "PLINK 1 binary fileset PREFIX (.bed/.bim/.fam)")->required();
+    // Not CLI-required: one of --bfile/--vcf/--bcf is, and commands that can do without genotypes
+    // (gblup --grm, ssblup --model pblup) say so themselves; open_input refuses a run without any.
+    auto* bfile = cmd->add_option("--bfile", o.bfile, "PLINK 1 binary fileset PREFIX (.bed/.bim/.fam)");
+    add_vcf_options(cmd, o, bfile);
     cmd->add_option("--keep", o.keep, "keep only samples listed in FILE (FID IID per line, or #IID header)");
     cmd->add_option("--extract", o.extract, "keep only variants whose IDs are listed in FILE");
     cmd->add_flag("--nonfounders", o.nonfounders,
@@ -29,6 +108,18 @@ void add_common_options(CLI::App* cmd, common_options& o, bool input) {
 void check_common_options(const common_options& o) {
   detail::require_integer(o.threads, "--threads", 0, 4096);     // 0: all cores
   detail::require_integer(o.chr_set, "--chr-set", 0, 95);       // PLINK's limit; 0: not given
+  if (o.vcf_min_gq != -1) detail::require_integer(o.vcf_min_gq, "--vcf-min-gq", 0, INT32_MAX);
+  if (o.vcf_min_dp != -1) detail::require_integer(o.vcf_min_dp, "--vcf-min-dp", 0, INT32_MAX);
+  if (o.id_delim_given && o.id_delim.size() != 1)
+    throw input_error("--id-delim takes one character (got '" + o.id_delim + "')");
+  if (o.id_delim_given && (o.double_id || o.const_fid_given))
+    throw input_error("--id-delim cannot be used with --double-id or --const-fid (as in plink2)");
+  if (o.double_id && o.const_fid_given) throw input_error("--double-id and --const-fid exclude each other");
+  const bool vcf_flags = o.double_id || o.const_fid_given || o.id_delim_given || o.half_call != "error" ||
+                         o.vcf_min_gq != -1 || o.vcf_min_dp != -1;
+  if (vcf_flags && o.format == genotype_format::bfile)
+    throw input_error("--double-id, --const-fid, --id-delim, --vcf-half-call, --vcf-min-gq and "
+                      "--vcf-min-dp apply to --vcf/--bcf input only");
 }
 
 chromosome_set chromosomes(const common_options& o) {
@@ -37,20 +128,30 @@ chromosome_set chromosomes(const common_options& o) {
   return chromosome_set::human();
 }
 
-void drop_non_autosomal(plink_fileset& data, const chromosome_set& chroms, run_log& log) {
+void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, run_log& log) {
   const int64_t before = data.n_variants();
   data.filter_variants([&](const variant_record& v) { return chroms.diploid(v.chrom); });
   if (data.n_variants() != before)
     log.message(std::to_string(before - data.n_variants()) + " variants on X/Y/MT dropped");
 }
 
-std::unique_ptr<plink_fileset> open_input(const common_options& o, run_log& log) {
-  log.begin("read .bim/.fam, map .bed");
-  auto data = std::make_unique<plink_fileset>(o.bfile);
+std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log) {
+  if (o.bfile.empty()) throw input_error("no genotypes given: use --bfile PREFIX, --vcf FILE or --bcf FILE");
+  std::unique_ptr<genotype_source> all;
+  if (o.format == genotype_format::bfile) {
+    log.begin("read .bim/.fam, map .bed");
+    all = std::make_unique<plink_fileset>(o.bfile);
+  } else {
+    log.begin(o.format == genotype_format::vcf ? "read VCF" : "read BCF");
+    auto v = std::make_unique<vcf_genotypes>(o.bfile, vcf_options_of(o), &log);
+    log_vcf_counts(*v, log);
+    all = std::move(v);
+  }
+  auto data = std::make_unique<selected_genotypes>(std::move(all));
   if (!o.keep.empty()) data->keep_samples(o.keep);
   if (!o.extract.empty()) data->extract_variants(o.extract);
-  log.message(std::to_string(data->all_samples().size()) + " samples, " +
-              std::to_string(data->all_variants().size()) + " variants in " + o.bfile +
+  log.message(std::to_string(data->all().n_samples()) + " samples, " +
+              std::to_string(data->all().n_variants()) + " variants in " + o.bfile +
               "; " + std::to_string(data->n_samples()) + " samples and " +
               std::to_string(data->n_variants()) + " variants kept");
   log.end();

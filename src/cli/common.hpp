@@ -9,29 +9,43 @@
 #include "panoramix/analysis_context.hpp"
 #include "panoramix/executor.hpp"
 #include "panoramix/plink_files.hpp"
+#include "panoramix/selected_genotypes.hpp"
 
 namespace pmx::cli {
 
+/// Where the genotypes come from.
+enum class genotype_format { bfile, vcf, bcf };
+
 struct common_options {
-  std::string bfile, out = "panoramix", keep, extract, device = "auto", species;
+  /// The genotypes: a PLINK prefix (--bfile) or the file of --vcf/--bcf, as `format` says (one
+  /// field, so that the analyses that take "the genotypes" as a name need no change per format).
+  std::string bfile;
+  genotype_format format = genotype_format::bfile;
+  std::string out = "panoramix", keep, extract, device = "auto", species;
   int threads = 0;
   int chr_set = 0;
   bool nonfounders = false;
+  // VCF/BCF import, as plink2's flags of the same names.
+  bool double_id = false;
+  std::string const_fid, id_delim, half_call = "error";
+  bool const_fid_given = false, id_delim_given = false;
+  int vcf_min_gq = -1, vcf_min_dp = -1;
 };
 
-/// Adds --out, --threads, --device; with `input` also --bfile, --keep, --extract, species flags
-/// and --nonfounders.
+/// Adds --out, --threads, --device; with `input` also the genotypes (--bfile, --vcf or --bcf, with
+/// the VCF import flags), --keep, --extract, species flags and --nonfounders.
 void add_common_options(CLI::App* cmd, common_options& o, bool input);
 
-/// Refuses (input_error, exit 2) a --threads outside [0, 4096] or a --chr-set outside [0, 95]
-/// (0: not given); each command calls it first.
+/// Refuses (input_error, exit 2) a --threads outside [0, 4096], a --chr-set outside [0, 95]
+/// (0: not given) or VCF flags that do not go together; each command calls it first.
 void check_common_options(const common_options& o);
 
-/// Opens --bfile with --keep/--extract applied.
-std::unique_ptr<plink_fileset> open_input(const common_options& o, run_log& log);
+/// Opens the genotypes (--bfile, --vcf or --bcf) with --keep/--extract applied; throws input_error
+/// when none was given.
+std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log);
 chromosome_set chromosomes(const common_options& o);
 /// Drops variants on X, Y and MT (as PLINK's GRM and PCA do) and logs how many went.
-void drop_non_autosomal(plink_fileset& data, const chromosome_set& chroms, run_log& log);
+void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, run_log& log);
 executor make_executor(const common_options& o, run_log& log);
 
 /// The context a library analysis entry gets from the command line: `to_log` (forwarding to the
@@ -56,5 +70,6 @@ void add_pedigree_command(CLI::App& app, int argc, char** argv, int& status);
 void add_ssblup_command(CLI::App& app, int argc, char** argv, int& status);
 void add_krr_command(CLI::App& app, int argc, char** argv, int& status);
 void add_rr_command(CLI::App& app, int argc, char** argv, int& status);
+void add_convert_command(CLI::App& app, int argc, char** argv, int& status);
 
 }  // namespace pmx::cli

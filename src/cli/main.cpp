@@ -1,11 +1,12 @@
 // panoramix command line: one subcommand per job, PLINK-style flags.
 #include <CLI/CLI.hpp>
 
+#include "cli/cmd_matern.hpp"
 #include "cli/common.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"panoramix " PMX_VERSION
-               " — quantitative genetics on 2-bit compressed genotypes (PLINK .bed in, PLINK/GCTA "
+               " — quantitative genetics on 2-bit compressed genotypes (PLINK .bed, VCF/BCF in; PLINK/GCTA "
                "formats out)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", PMX_VERSION);
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
   pmx::cli::add_ssblup_command(app, argc, argv, status);
   pmx::cli::add_krr_command(app, argc, argv, status);
   pmx::cli::add_rr_command(app, argc, argv, status);
+  pmx::cli::add_convert_command(app, argc, argv, status);
+  pmx::cli::add_matern_command(app, argc, argv, status);  // Matérn covariance (cmd_matern.cpp)
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,78 @@
+// Op: the Whittle–Matérn covariance C(h) = σ² 2^{1−ν}/Γ(ν) (√(2ν)h/ρ)^ν K_ν(√(2ν)h/ρ) and its
+// parameter derivatives over an array of distances h (thesis §5.2).
+//
+// Route `quadrature` (every backend): with a = νh²/(2ρ²),
+//   C/σ² = Γ(ν)⁻¹ ∫₀^∞ exp(−a/u − u) u^{ν−1} du                          (thesis eq. 5.5)
+// by exp-sinh quadrature on one fixed table of 2,720 nodes (δ = 1/256, the thesis' truncation
+// rule for doubles; quadrature_table.hpp), the integrand in log form. Where C > σ²/2 the direct
+// form cancels in the derivatives and in 1 − C, so the complement (integrated by parts, both terms
+// positive) is summed instead:
+//   1 − C/σ² = Γ(ν+1)⁻¹ ∫₀^∞ [(1 − e^{−a/u}) u^ν e^{−u} + a u^{ν−2} e^{−a/u−u}] du.
+// ν-derivatives differentiate under the integral on the same nodes; with I the integral,
+// ψ digamma and ψ′ trigamma (C = I/Γ):
+//   C′ = I′/Γ − ψ C,   C″ = I″/Γ − 2ψ C′ − (ψ² + ψ′) C
+// (the thesis' printed C″ misses the ψ² C term). dC/dρ = (2/ρ) σ² Γ(ν)⁻¹ ∫ a u^{ν−2} e^{−a/u−u} du
+// (the second complement term: no cancellation), dC/dσ² = C/σ².
+//
+// Domain: the table's smallest node is u₀ = 2.4e-16 (the thesis' truncation at the machine
+// epsilon), so the integrals are complete only where e^{−a/u} has vanished below u₀, i.e. for
+// a = νh²/(2ρ²) ≥ 1e-12 (h ≥ 1.4e-6 ρ/√ν; the thesis' grid has a ≥ 5e-13, where the tests show
+// the accuracy). For 0 < a < 1e-12 the results lose accuracy (up to ~1e-12 absolute in C/σ² at
+// ν = 1e-4; less for larger ν, where C is within a^ν of σ² anyway); front ends count such
+// distances in their log (matern_small_distance).
+//
+// Route `bessel` (reference and cpu backends): the closed form through Boost.Math cyl_bessel_k;
+// dC/dρ in closed form (K_{ν−1}); ν-derivatives by 5-point central differences of the closed form
+// (step 2.5e-3·ν): what a user without the quadrature would write, accurate to ~1e-9 (dC/dν) and
+// ~1e-6 (d²C/dν²) relative only; the benchmark reports their error.
+//
+// Backends: reference (every node of the table, plain loops: the oracle), cpu (OpenMP over the
+// distances; each sum walks outward from the integrand's peak and stops 60 e-folds below it),
+// cuda (the table in constant memory, one thread per distance, one pass for C and every
+// derivative; h and the outputs in host memory, or device memory, detected per pointer).
+#pragma once
+#include <cstdint>
+
+#include "panoramix/executor.hpp"
+
+namespace pmx {
+
+/// Parameters of C_{ρ,ν,σ²}. Valid: σ² > 0, ρ > 0, 0 < ν ≤ matern_max_nu, all finite.
+struct matern_params {
+  double sigma2 = 1;
+  double rho = 1;
+  double nu = 0.5;
+};
+
+/// Largest ν of the quadrature route (Γ(ν+1) stays finite in double beyond it only to 170).
+inline constexpr double matern_max_nu = 150;
+
+enum class matern_method { quadrature, bessel };
+
+/// Outputs, each n entries (null = not computed). Same memory space as the distances.
+struct matern_outputs {
+  double* C = nullptr;
+  double* dsigma2 = nullptr;  ///< ∂C/∂σ²
+  double* drho = nullptr;     ///< ∂C/∂ρ
+  double* dnu = nullptr;      ///< ∂C/∂ν
+  double* d2nu = nullptr;     ///< ∂²C/∂ν²
+};
+
+/// Evaluates the requested outputs at the n distances h (each finite and >= 0; h = 0 gives σ² and
+/// zero derivatives). Throws logic_error on invalid parameters or distances (front ends validate
+/// first and name the input; distances in device memory are not checked), unsupported_error for
+/// `bessel` on cuda or cuda not compiled in. `table_stride` k ∈ {1, 2, 4, 8} uses every k-th node
+/// (step kδ): 1 is the accuracy the tests show; 4 (δ = 1/64) is the thesis' Table 5.2 setting.
+void matern_covariance(const executor& exec, const matern_params& p, matern_method method, const double* h,
+                       int64_t n, const matern_outputs& out, int table_stride = 1);
+
+/// True where h lies below the quadrature table's domain (0 < νh²/(2ρ²) < 1e-12; see above).
+inline bool matern_small_distance(const matern_params& p, double h) {
+  const double a = p.nu * h * h / (2 * p.rho * p.rho);
+  return a > 0 && a < 1e-12;
+}
+
+/// "quadrature" or "bessel".
+const char* matern_method_name(matern_method m);
+
+}  // namespace pmx

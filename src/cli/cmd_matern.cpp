@@ -1,0 +1,174 @@
+// panoramix matern: the Whittle–Matérn covariance (and its parameter derivatives) at the distances
+// of a file, or between the samples of a genotype file (thesis chapter 5).
+#include "cli/cmd_matern.hpp"
+
+#include <chrono>
+#include <fstream>
+#include <vector>
+
+#include "cli/common.hpp"
+#include "core/checked_number.hpp"
+#include "core/number_text.hpp"
+#include "panoramix/error.hpp"
+#include "panoramix/matern.hpp"
+#include "panoramix/output_file.hpp"
+
+namespace pmx::cli {
+namespace {
+
+struct matern_cli {
+  common_options common;
+  std::string distances, method = "quadrature";
+  double nu = 0.5, rho = 1, sigma2 = 1;
+  bool standardize = false, derivatives = false;
+};
+
+// One distance a line ('#' comments and blank lines skipped); each finite and >= 0, else an
+// input_error naming the file and line.
+std::vector<double> read_distance_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw input_error(path + ": cannot open the distances file");
+  std::vector<double> h;
+  std::string line;
+  for (int64_t number = 1; std::getline(in, line); ++number) {
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    const auto last = line.find_last_not_of(" \t\r");
+    const std::string field = line.substr(first, last - first + 1);
+    const std::string where = path + ":" + std::to_string(number) + ": ";
+    if (field.find_first_of(" \t") != std::string::npos)
+      throw input_error(where + "expected one distance per line, got '" + field + "'");
+    double v = 0;
+    switch (detail::parse_number_text(field, v)) {
+      case detail::number_text_status::not_a_number:
+        throw input_error(where + "distance '" + field + "' is not a number");
+      case detail::number_text_status::not_finite:
+        throw input_error(where + "distance '" + field + "' is not finite");
+      case detail::number_text_status::ok: break;
+    }
+    if (v < 0) throw input_error(where + "distance must be >= 0 (got " + field + ")");
+    h.push_back(v);
+  }
+  if (h.empty()) throw input_error(path + ": no distances");
+  return h;
+}
+
+struct outputs {
+  std::vector<double> v[5];
+  matern_outputs view(int64_t n, bool derivatives) {
+    for (int o = 0; o < (derivatives ? 5 : 1); ++o) v[o].resize(static_cast<size_t>(n));
+    if (!derivatives) return {v[0].data()};
+    return {v[0].data(), v[1].data(), v[2].data(), v[3].data(), v[4].data()};
+  }
+};
+constexpr const char* output_names[5] = {"C", "DSIGMA2", "DRHO", "DNU", "D2NU"};
+constexpr const char* output_suffixes[5] = {"", ".dsigma2", ".drho", ".dnu", ".d2nu"};
+
+void evaluate(const executor& exec, const matern_params& p, matern_method m, const std::vector<double>& h,
+              outputs& o, bool derivatives, run_log& log) {
+  int64_t small = 0;
+  for (double x : h) small += m == matern_method::quadrature && matern_small_distance(p, x);
+  if (small)
+    log.message("Note: " + std::to_string(small) +
+                " distances have 0 < nu h^2 / (2 rho^2) < 1e-12, below the quadrature table's domain: their "
+                "values are accurate to about 1e-12 sigma2 absolute only");
+  log.begin("Matern covariance");
+  const auto t0 = std::chrono::steady_clock::now();
+  matern_covariance(exec, p, m, h.data(), static_cast<int64_t>(h.size()), o.view(static_cast<int64_t>(h.size()), derivatives));
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  log.end();
+  log.message(std::to_string(h.size()) + " evaluations in " + detail::number_text(s, 4) + " s (" +
+              matern_method_name(m) + ")");
+}
+
+}  // namespace
+
+void add_matern_command(CLI::App& app, int argc, char** argv, int& status) {
+  auto c = std::make_shared<matern_cli>();
+  auto* cmd = app.add_subcommand("matern", "Whittle-Matern covariance C(h) and its parameter derivatives");
+  cmd->footer(
+      "C(h) = sigma2 2^(1-nu)/Gamma(nu) (sqrt(2 nu) h/rho)^nu K_nu(sqrt(2 nu) h/rho).\n"
+      "Input (one of):\n"
+      "  --distances FILE  one distance h >= 0 a line ('#' comments allowed)\n"
+      "  --bfile PREFIX    the samples' Euclidean genotype distances (A1 dosages, missing calls\n"
+      "                    mean-imputed) from the exact integer crossproduct; --standardize divides\n"
+      "                    D = h^2 by 2 sum p(1-p) (VanRaden GRM units)\n"
+      "Methods:\n"
+      "  quadrature  exp-sinh quadrature of the integral form on a fixed 2,720-node table; exact\n"
+      "              nu-derivatives from the same nodes (default; cpu or cuda)\n"
+      "  bessel      the closed form with Boost cyl_bessel_k (cpu); nu-derivatives by finite differences\n"
+      "Outputs:\n"
+      "  --distances: PREFIX.matern, a header line H C [DSIGMA2 DRHO DNU D2NU] and one row a distance\n"
+      "  --bfile: PREFIX.matern.bin (n x n float64, row-major) [+ .matern.dsigma2.bin .matern.drho.bin\n"
+      "           .matern.dnu.bin .matern.d2nu.bin with --derivatives] and PREFIX.matern.id\n"
+      "Example: panoramix matern --distances d.txt --nu 1.5 --rho 2 --derivatives --out m");
+  add_common_options(cmd, c->common, true);
+  cmd->add_option("--distances", c->distances, "file of distances, one a line");
+  cmd->add_flag("--standardize", c->standardize, "genotype distances in VanRaden GRM units");
+  cmd->add_option("--nu", c->nu, "smoothness nu > 0 (default 0.5)");
+  cmd->add_option("--rho", c->rho, "range rho > 0 (default 1)");
+  cmd->add_option("--sigma2", c->sigma2, "variance sigma2 > 0 (default 1)");
+  cmd->add_flag("--derivatives", c->derivatives, "also dC/dsigma2, dC/drho, dC/dnu, d2C/dnu2");
+  cmd->add_option("--method", c->method, "quadrature|bessel (default quadrature)")
+      ->check(CLI::IsMember({"quadrature", "bessel"}));
+  cmd->callback([c, argc, argv, &status] {
+    status = run_command(c->common.out, argc, argv, [&](run_log& log) {
+      check_common_options(c->common);
+      detail::require_number(c->nu, "--nu", detail::number_range::above(0));
+      detail::require_number(c->rho, "--rho", detail::number_range::above(0));
+      detail::require_number(c->sigma2, "--sigma2", detail::number_range::above(0));
+      const matern_method m = c->method == "bessel" ? matern_method::bessel : matern_method::quadrature;
+      if (m == matern_method::quadrature && c->nu > matern_max_nu)
+        throw input_error("--nu " + detail::number_text(c->nu) + " is above the quadrature's range (<= " +
+                          detail::number_text(matern_max_nu) + "); use --method bessel");
+      if (c->distances.empty() == c->common.bfile.empty())
+        throw input_error("give exactly one of --distances FILE and --bfile/--vcf/--bcf");
+      if (c->standardize && !c->distances.empty()) throw input_error("--standardize applies to genotype distances only");
+      check_output_prefix(c->common.out);
+      const matern_params p{c->sigma2, c->rho, c->nu};
+      log.message("Matern parameters: sigma2 = " + detail::number_text(p.sigma2) + ", rho = " +
+                  detail::number_text(p.rho) + ", nu = " + detail::number_text(p.nu));
+      outputs o;
+      const int n_out = c->derivatives ? 5 : 1;
+      if (!c->distances.empty()) {
+        const std::vector<double> h = read_distance_file(c->distances);
+        const executor exec = make_executor(c->common, log);
+        evaluate(exec, p, m, h, o, c->derivatives, log);
+        output_group out;
+        auto& f = out.add(c->common.out + ".matern");
+        f.write("H");
+        for (int k = 0; k < n_out; ++k) f.printf("\t%s", output_names[k]);
+        f.write("\n");
+        for (size_t i = 0; i < h.size(); ++i) {
+          f.printf("%.17g", h[i]);
+          for (int k = 0; k < n_out; ++k) f.printf("\t%.17g", o.v[k][i]);
+          f.write("\n");
+        }
+        out.commit_all();
+        log.message("Written: " + c->common.out + ".matern");
+        return;
+      }
+      auto data = open_input(c->common, log);
+      const executor exec = make_executor(c->common, log);
+      log.begin("genotype distances");
+      genotype_distance_result d = genotype_distances(exec, *data, c->standardize, &log);
+      log.end();
+      log.message("Distances between " + std::to_string(d.n) + " samples from " + std::to_string(d.n_variants) +
+                  " variants" + (c->standardize ? " (D / " + detail::number_text(d.scale, 8) + ")" : ""));
+      const std::vector<double> h(d.h.data(), d.h.data() + d.h.size());
+      d.h = {};
+      evaluate(exec, p, m, h, o, c->derivatives, log);
+      output_group out;
+      for (int k = 0; k < n_out; ++k)
+        out.add(c->common.out + ".matern" + output_suffixes[k] + ".bin").write(o.v[k].data(), o.v[k].size() * sizeof(double));
+      auto& ids = out.add(c->common.out + ".matern.id");
+      ids.write("#FID\tIID\n");
+      for (int64_t i = 0; i < data->n_samples(); ++i)
+        ids.printf("%s\t%s\n", data->sample(i).fid.c_str(), data->sample(i).iid.c_str());
+      out.commit_all();
+      log.message("Written: " + c->common.out + ".matern.bin" + (c->derivatives ? " (+ derivatives)" : "") + ", .matern.id");
+    });
+  });
+}
+
+}  // namespace pmx::cli

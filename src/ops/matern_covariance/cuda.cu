@@ -1,0 +1,145 @@
+// matern_covariance on the GPU: the exp-sinh table (65,280 bytes) in constant memory, one thread a
+// distance, C and every derivative in one pass over the nodes.
+//
+// Why warp-uniform windows: constant memory serves a warp in one transaction only when its lanes
+// read the same address. Each lane's window starts at its integrand's peak (point.hpp); the warp
+// walks the union of its lanes' windows together (from the lowest peak up, then down), each lane
+// adding every node of the union (extra nodes are exact quadrature nodes, not an approximation)
+// until all lanes are past their cut-off.
+#include <algorithm>
+#include <vector>
+
+#include "core/cuda_context.hpp"
+#include "ops/matern_covariance/kernels.hpp"
+#include "ops/matern_covariance/quadrature_table.hpp"
+#include "panoramix/error.hpp"
+
+namespace pmx::kernels::cuda {
+namespace {
+
+using detail::matern_nodes;
+using detail::matern_origin;
+
+__constant__ double c_s[matern_nodes];
+__constant__ double c_r[matern_nodes];
+__constant__ double c_q[matern_nodes];
+
+constexpr unsigned full_mask = 0xffffffffu;
+constexpr double cut = 60;  // e-folds below the largest term, as in matern_window
+
+struct lane_sums {
+  detail::matern_sums m;
+  double top = -INFINITY;
+};
+
+// The warp's walk over one form's nodes (Complement: the complement integrand). `active` lanes
+// take part in the stopping rule; every lane runs the loop (so that the reads stay uniform).
+template <bool Complement>
+__device__ void warp_walk(const detail::matern_consts& k, double a, double b, double log_a, int start_lane, bool active,
+                          detail::matern_sums& m) {
+  const int st = k.stride;
+  const bool deriv = k.derivatives != 0;
+  const int start = __reduce_min_sync(full_mask, active ? start_lane : matern_nodes);
+  if (start >= matern_nodes) return;  // no active lane in this warp
+  double top = -INFINITY;
+  bool done = !active;
+  for (int i = start; i < matern_nodes; i += st) {
+    if (__all_sync(full_mask, done)) break;
+    if (!done) {
+      const double e = Complement ? detail::matern_complement_node(c_s[i], c_r[i], c_q[i], k.nu, a, b, log_a, deriv, m)
+                                  : detail::matern_direct_node(c_s[i], c_r[i], c_q[i], k.nu, a, b, log_a, deriv, m);
+      top = fmax(top, e);
+      if (e < top - cut && i > start_lane) done = true;
+    }
+  }
+  done = !active;
+  for (int i = start - st; i >= 0; i -= st) {
+    if (__all_sync(full_mask, done)) break;
+    if (!done) {
+      const double e = Complement ? detail::matern_complement_node(c_s[i], c_r[i], c_q[i], k.nu, a, b, log_a, deriv, m)
+                                  : detail::matern_direct_node(c_s[i], c_r[i], c_q[i], k.nu, a, b, log_a, deriv, m);
+      top = fmax(top, e);
+      if (e < top - cut && i < start_lane) done = true;
+    }
+  }
+}
+
+__global__ void __launch_bounds__(256) matern_kernel(detail::matern_consts k, const double* __restrict__ h, int64_t n,
+                                                     matern_outputs out) {
+  const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  const double hv = i < n ? h[i] : 0.0;
+  const double a = k.a_per_h2 * hv * hv, b = k.b_per_h2 * hv * hv, log_a = log(a);
+  // h = 0, h beyond range and the lanes past n walk nothing of their own
+  const bool beyond = detail::matern_beyond_range(a);
+  const bool active = i < n && hv > 0 && !beyond;
+  const int start = active ? detail::matern_peak_index(k.nu, a, matern_origin, matern_nodes, detail::matern_delta, k.stride)
+                           : matern_nodes;
+  detail::matern_sums m;
+  warp_walk<false>(k, a, b, log_a, start, active, m);
+  const bool complement = active && detail::matern_use_complement(k.stride * m.I * k.inv_gamma, a, c_r[0]);
+  detail::matern_sums c;
+  if (__any_sync(full_mask, complement)) warp_walk<true>(k, a, b, log_a, start, complement, c);
+  if (i >= n) return;
+  const detail::matern_point p = beyond    ? detail::matern_point{0, 0, 0, 0, 0}
+                                 : !active ? detail::matern_at_zero(k)
+                                 : complement ? detail::matern_finish(k, true, c, k.stride)
+                                              : detail::matern_finish(k, false, m, k.stride);
+  store_matern(out, i, p);
+}
+
+void upload_table(cudaStream_t stream) {
+  const detail::matern_table& t = detail::matern_quadrature_table();
+  PMX_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_s, t.s, sizeof t.s, 0, cudaMemcpyHostToDevice, stream));
+  PMX_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_r, t.r, sizeof t.r, 0, cudaMemcpyHostToDevice, stream));
+  PMX_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_q, t.q, sizeof t.q, 0, cudaMemcpyHostToDevice, stream));
+}
+
+void launch(const detail::matern_consts& k, const double* h, int64_t n, const matern_outputs& out, cudaStream_t stream) {
+  constexpr int threads = 256;
+  const int64_t blocks = (n + threads - 1) / threads;
+  matern_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(k, h, n, out);
+  PMX_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void matern_quadrature(const executor& exec, const detail::matern_consts& k, const double* h, int64_t n,
+                       const matern_outputs& out) {
+  detail::cuda_scope scope(exec);
+  detail::cuda_context& c = scope.ctx;
+  upload_table(c.stream);
+  double* outs[5] = {out.C, out.dsigma2, out.drho, out.dnu, out.d2nu};
+  if (detail::is_device_pointer(h)) {
+    for (double* o : outs)
+      PMX_EXPECTS(!o || detail::is_device_pointer(o), "Matérn covariance: outputs in the distances' memory space");
+    launch(k, h, n, out, c.stream);
+    PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+    return;
+  }
+  // Host memory: pieces of at most 4 Mi distances through scratch slots (h, then each output).
+  const int64_t budget = detail::device_budget(exec, c);
+  int wanted = 0;
+  for (double* o : outs) wanted += o != nullptr;
+  int64_t piece = std::min<int64_t>(n, int64_t{1} << 22);
+  while (piece > 1024 && piece * 8 * (1 + wanted) > budget) piece /= 2;
+  std::vector<size_t> sizes(static_cast<size_t>(1 + wanted), static_cast<size_t>(piece) * sizeof(double));
+  c.reserve_scratch(sizes, budget);
+  auto* d_h = static_cast<double*>(c.slot(0));
+  for (int64_t first = 0; first < n; first += piece) {
+    const int64_t count = std::min(piece, n - first);
+    const size_t bytes = static_cast<size_t>(count) * sizeof(double);
+    PMX_CUDA_CHECK(cudaMemcpyAsync(d_h, h + first, bytes, cudaMemcpyHostToDevice, c.stream));
+    matern_outputs d{};
+    double** d_outs[5] = {&d.C, &d.dsigma2, &d.drho, &d.dnu, &d.d2nu};
+    int slot = 1;
+    for (int o = 0; o < 5; ++o)
+      if (outs[o]) *d_outs[o] = static_cast<double*>(c.slot(slot++));
+    launch(k, d_h, count, d, c.stream);
+    for (int o = 0; o < 5; ++o)
+      if (outs[o])
+        PMX_CUDA_CHECK(cudaMemcpyAsync(outs[o] + first, *d_outs[o], bytes, cudaMemcpyDeviceToHost, c.stream));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+  }
+}
+
+}  // namespace pmx::kernels::cuda

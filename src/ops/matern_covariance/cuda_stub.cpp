@@ -1,0 +1,11 @@
+// Stand-in for cuda.cu when the CUDA backend is not compiled in.
+#include "ops/matern_covariance/kernels.hpp"
+#include "panoramix/error.hpp"
+
+namespace pmx::kernels::cuda {
+
+void matern_quadrature(const executor&, const detail::matern_consts&, const double*, int64_t, const matern_outputs&) {
+  throw unsupported_error("Matérn covariance: the CUDA backend is not compiled in (use --device cpu)");
+}
+
+}  // namespace pmx::kernels::cuda

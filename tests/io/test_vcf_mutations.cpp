@@ -1,0 +1,115 @@
+// Mutation ("fuzz") test of the VCF/BCF reader: seeded random mutants of small valid VCF, BGZF and
+// BCF files (bits flipped, bytes inserted or deleted, lines duplicated, deleted or swapped, tabs
+// removed, the file cut at a random point) are read; the reader must not crash or hang, must
+// either succeed or throw a pmx::error naming the file, and must read the valid files.
+// PMX_MUTANTS=<n> sets the number of mutants per seed file (default 1500).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "panoramix/error.hpp"
+#include "panoramix/vcf_files.hpp"
+#include "test_support.hpp"
+#include "vcf_test_files.hpp"
+
+namespace pmx::test {
+namespace {
+
+int mutants_per_seed() {
+  const char* e = std::getenv("PMX_MUTANTS");
+  return e ? std::max(1, std::atoi(e)) : 1500;
+}
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < s.size()) {
+    const size_t nl = s.find('\n', at);
+    const size_t end = nl == std::string::npos ? s.size() : nl + 1;
+    out.push_back(s.substr(at, end - at));
+    at = end;
+  }
+  return out;
+}
+
+std::string mutate(std::string s, std::mt19937_64& rng, bool text) {
+  auto pick = [&](size_t k) { return k == 0 ? size_t{0} : static_cast<size_t>(rng() % k); };
+  const int ops = 1 + static_cast<int>(pick(3));
+  for (int k = 0; k < ops && !s.empty(); ++k) {
+    switch (pick(text ? 8 : 5)) {
+      case 0: s[pick(s.size())] ^= static_cast<char>(1u << pick(8)); break;
+      case 1: s.erase(pick(s.size()), 1 + pick(4)); break;
+      case 2: s.insert(pick(s.size()), 1, static_cast<char>(pick(256))); break;
+      case 3: s.resize(pick(s.size())); break;
+      case 4: s[pick(s.size())] = static_cast<char>(pick(256)); break;
+      case 5: {
+        auto l = lines_of(s);
+        const size_t a = pick(l.size()), b = pick(l.size());
+        std::swap(l[a], l[b]);
+        s.clear();
+        for (auto& x : l) s += x;
+        break;
+      }
+      case 6: {
+        auto l = lines_of(s);
+        const size_t a = pick(l.size());
+        if (pick(2)) l.insert(l.begin() + static_cast<long>(a), l[a]);
+        else l.erase(l.begin() + static_cast<long>(a));
+        s.clear();
+        for (auto& x : l) s += x;
+        break;
+      }
+      case 7: {
+        const size_t t = s.find('\t', pick(s.size()));
+        if (t != std::string::npos) s.erase(t, 1);
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+TEST(VcfMutations, ReaderFailsOnlyWithPmxErrorsNamingTheFile) {
+  if (!vcf_compiled_in()) GTEST_SKIP() << "this build has no htslib";
+  temp_dir tmp;
+  const std::string plain = tmp.path("seed.vcf");
+  write_file(plain, users_vcf({"a_1", "b", "c_2", "d", "e"}, 12, 9, true));
+  struct seed {
+    std::string name, bytes;
+    bool text;
+  };
+  std::vector<seed> seeds = {{"vcf", file_bytes(plain), true}};
+  const std::string gz = tmp.path("seed.vcf.gz");
+  if (write_bgzf(plain, gz, 400)) seeds.push_back({"bgzf", file_bytes(gz), false});
+  const std::string exp = tmp.path("seed_bcf");
+  if (have_program("plink2") &&
+      run("plink2 --vcf " + shq(plain) + " --vcf-half-call m --export bcf --out " + shq(exp)) == 0)
+    seeds.push_back({"bcf", file_bytes(exp + ".bcf"), false});
+  for (const seed& sd : seeds) {
+    const std::string valid = tmp.path("valid." + sd.name);
+    write_file(valid, sd.bytes);
+    EXPECT_NO_THROW(vcf_genotypes(valid, {.half_call = vcf_half_call::missing})) << sd.name;
+    const int count = mutants_per_seed();
+    for (int i = 0; i < count; ++i) {
+      std::mt19937_64 rng(std::hash<std::string>{}(sd.name) + static_cast<uint64_t>(i));
+      const std::string path = tmp.path("mutant." + sd.name);
+      write_file(path, mutate(sd.bytes, rng, sd.text));
+      try {
+        const vcf_genotypes v(path, {.half_call = vcf_half_call(i % 4)});
+        if (v.n_variants() > 0) (void)v.read_block(0, v.n_variants());
+      } catch (const error& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos)
+            << sd.name << " mutant " << i << ": message without the file: " << e.what();
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << sd.name << " mutant " << i << ": not a pmx::error: " << e.what();
+      }
+      if (HasFailure()) return;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pmx::test

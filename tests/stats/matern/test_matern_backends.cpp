@@ -1,0 +1,57 @@
+// The cpu backend of matern_covariance (windowed sums, OpenMP) against the reference (every node),
+// the Bessel route against the quadrature, and the op's precondition checks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "matern_backend_cases.hpp"
+#include "panoramix/error.hpp"
+
+namespace pmx::test {
+namespace {
+
+TEST(MaternBackends, CpuMatchesReference) {
+  for (int64_t n : {1, 3, 33, 1001}) check_matern_backend(executor(backend::cpu, 2), n, 7 + n);
+}
+
+TEST(MaternBackends, BesselRouteMatchesQuadrature) {
+  std::vector<double> h = matern_case_distances(500, 3);
+  for (double& x : h) x = std::min(std::max(x, 1e-6), 100.0);  // where K_ν is representable
+  for (double nu : {0.05, 0.5, 1.7, 6.0}) {
+    std::vector<double> q(h.size()), b(h.size()), qr(h.size()), br(h.size());
+    const matern_params p{1.5, 0.6, nu};
+    matern_covariance(executor(backend::cpu, 2), p, matern_method::quadrature, h.data(), 500, {.C = q.data(), .drho = qr.data()});
+    matern_covariance(executor(backend::cpu, 2), p, matern_method::bessel, h.data(), 500, {.C = b.data(), .drho = br.data()});
+    for (size_t i = 0; i < h.size(); ++i) {
+      if (b[i] < 1e-290) continue;  // K_ν underflows before the quadrature's terms do
+      EXPECT_NEAR(q[i], b[i], 1e-13 * b[i]) << h[i] << " " << nu;
+      if (br[i] > 1e-290) {
+        EXPECT_NEAR(qr[i], br[i], 1e-13 * br[i]) << h[i] << " " << nu;
+      }
+    }
+  }
+}
+
+TEST(MaternBackends, BesselRouteNamesUnrepresentableDistances) {
+  const double h = 1e-300;
+  double C = 0;
+  EXPECT_THROW(matern_covariance(executor(backend::cpu, 1), {1, 1, 6}, matern_method::bessel, &h, 1, {.C = &C}),
+               numeric_error);
+}
+
+TEST(MaternBackends, RejectsInvalidParametersAndDistances) {
+  const executor cpu(backend::cpu, 1);
+  double h = 1, C = 0;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(matern_covariance(cpu, {1, 1, 0}, matern_method::quadrature, &h, 1, {.C = &C}), logic_error);
+  EXPECT_THROW(matern_covariance(cpu, {1, 1, -1}, matern_method::quadrature, &h, 1, {.C = &C}), logic_error);
+  EXPECT_THROW(matern_covariance(cpu, {1, 0, 1}, matern_method::quadrature, &h, 1, {.C = &C}), logic_error);
+  EXPECT_THROW(matern_covariance(cpu, {0, 1, 1}, matern_method::quadrature, &h, 1, {.C = &C}), logic_error);
+  EXPECT_THROW(matern_covariance(cpu, {1, 1, 200}, matern_method::quadrature, &h, 1, {.C = &C}), logic_error);
+  for (double bad : {-1.0, nan, std::numeric_limits<double>::infinity()})
+    EXPECT_THROW(matern_covariance(cpu, {1, 1, 1}, matern_method::quadrature, &bad, 1, {.C = &C}), logic_error);
+}
+
+}  // namespace
+}  // namespace pmx::test
