@@ -147,44 +147,46 @@ PMX_MATERN_HD inline matern_point matern_full(const matern_consts& k, const Tabl
   return matern_finish(k, true, c, st);
 }
 
-/// Nodes from the peak outward until a term falls 60 e-folds (1e-26) below the largest one met:
-/// the integrand is unimodal in t, and its factors ln u − b/u (ν-derivatives) grow only like a
-/// polynomial of the exponent, so what is left out is below 1e-20 of each sum.
+/// One form's sum from the peak node `start` outward, each way until a term falls 60 e-folds
+/// (1e-26) below the largest one met: the integrand is unimodal in t, and its factors ln u − b/u
+/// (ν-derivatives) grow only like a polynomial of the exponent, so what is left out is below 1e-20
+/// of each sum.
+template <bool Complement, class Table>
+PMX_MATERN_HD inline matern_sums matern_walk(const matern_consts& k, const Table& tab, int nodes, int start, double a,
+                                             double b, double log_a) {
+  constexpr double cut = 60;
+  const bool deriv = k.derivatives != 0;
+  const int st = k.stride;
+  matern_sums m;
+  double top = -INFINITY;
+  auto node = [&](int i) {
+    return Complement ? matern_complement_node(tab.s[i], tab.r[i], tab.q[i], k.nu, a, b, log_a, deriv, m)
+                      : matern_direct_node(tab.s[i], tab.r[i], tab.q[i], k.nu, a, b, log_a, deriv, m);
+  };
+  for (int i = start; i < nodes; i += st) {
+    const double e = node(i);
+    top = fmax(top, e);
+    if (e < top - cut && i > start) break;
+  }
+  for (int i = start - st; i >= 0; i -= st) {
+    const double e = node(i);
+    top = fmax(top, e);
+    if (e < top - cut) break;
+  }
+  return m;
+}
+
+/// The windowed sums (matern_walk) of the direct form, and of the complement where it is needed.
 template <class Table>
 PMX_MATERN_HD inline matern_point matern_window(const matern_consts& k, const Table& tab, int nodes, int origin,
                                                 double delta, double h) {
   if (h == 0) return matern_at_zero(k);
   const double a = k.a_per_h2 * h * h, b = k.b_per_h2 * h * h, log_a = log(a);
   if (matern_beyond_range(a)) return matern_point{0, 0, 0, 0, 0};
-  const bool deriv = k.derivatives != 0;
-  const int st = k.stride, start = matern_peak_index(k.nu, a, origin, nodes, delta, st);
-  constexpr double cut = 60;
-  matern_sums m;
-  double top = -INFINITY;
-  for (int i = start; i < nodes; i += st) {
-    const double e = matern_direct_node(tab.s[i], tab.r[i], tab.q[i], k.nu, a, b, log_a, deriv, m);
-    top = fmax(top, e);
-    if (e < top - cut && i > start) break;
-  }
-  for (int i = start - st; i >= 0; i -= st) {
-    const double e = matern_direct_node(tab.s[i], tab.r[i], tab.q[i], k.nu, a, b, log_a, deriv, m);
-    top = fmax(top, e);
-    if (e < top - cut) break;
-  }
-  if (!matern_use_complement(st * m.I * k.inv_gamma, a, tab.r[0])) return matern_finish(k, false, m, st);
-  matern_sums c;
-  top = -INFINITY;
-  for (int i = start; i < nodes; i += st) {
-    const double e = matern_complement_node(tab.s[i], tab.r[i], tab.q[i], k.nu, a, b, log_a, deriv, c);
-    top = fmax(top, e);
-    if (e < top - cut && i > start) break;
-  }
-  for (int i = start - st; i >= 0; i -= st) {
-    const double e = matern_complement_node(tab.s[i], tab.r[i], tab.q[i], k.nu, a, b, log_a, deriv, c);
-    top = fmax(top, e);
-    if (e < top - cut) break;
-  }
-  return matern_finish(k, true, c, st);
+  const int start = matern_peak_index(k.nu, a, origin, nodes, delta, k.stride);
+  const matern_sums m = matern_walk<false>(k, tab, nodes, start, a, b, log_a);
+  if (!matern_use_complement(k.stride * m.I * k.inv_gamma, a, tab.r[0])) return matern_finish(k, false, m, k.stride);
+  return matern_finish(k, true, matern_walk<true>(k, tab, nodes, start, a, b, log_a), k.stride);
 }
 
 }  // namespace pmx::detail
