@@ -106,6 +106,21 @@ void* pinned_alloc(size_t bytes) {
 }
 void pinned_free(void* p) noexcept { cudaFreeHost(p); }
 
+// executor_array's device memory (cudaMalloc: memory for the device's lifetime use, not scratch).
+void* device_alloc(size_t bytes) {
+  void* p = nullptr;
+  if (cudaMalloc(&p, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    throw error("cannot allocate " + std::to_string(bytes >> 20) + " MiB of GPU memory");
+  }
+  return p;
+}
+void device_free(void* p) noexcept { cudaFree(p); }
+bool points_to_device(const void* p) { return is_device_pointer(p); }
+void device_copy(void* dst, const void* src, size_t bytes, bool to_host) {
+  PMX_CUDA_CHECK(cudaMemcpy(dst, src, bytes, to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice));
+}
+
 void cuda_context::ensure_pinned(size_t bytes) {
   if (bytes <= pinned_bytes) return;
   PMX_CUDA_CHECK(cudaStreamSynchronize(stream));  // the old buffers may still be in flight

@@ -1,6 +1,7 @@
 // Stand-in when the CUDA backend is not compiled in.
 #include <memory>
 
+#include "panoramix/error.hpp"
 #include "panoramix/executor.hpp"
 
 namespace pmx {
@@ -13,6 +14,10 @@ namespace detail {
 std::shared_ptr<cuda_context> make_cuda_context() { return nullptr; }
 void* pinned_alloc(size_t) { return nullptr; }
 void pinned_free(void*) noexcept {}
+void* device_alloc(size_t) { throw error("this build has no CUDA backend"); }
+void device_free(void*) noexcept {}
+bool points_to_device(const void*) { return false; }
+void device_copy(void*, const void*, size_t, bool) { throw error("this build has no CUDA backend"); }
 }  // namespace detail
 
 }  // namespace pmx

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "panoramix/error.hpp"
+#include "panoramix/executor_array.hpp"
 #include "panoramix/ops/sample_sums.hpp"
 #include "panoramix/packed_genotypes.hpp"
 #include "test_support.hpp"
@@ -168,6 +170,62 @@ inline void every_case_matches_reference(const executor& e) {
       expect_sums(want, got, b, which, std::string(backend_name(e.kind())) + ": " + describe(b, which));
       if (::testing::Test::HasFatalFailure()) return;
     }
+}
+
+/// finish_gaussian_kernel on `e` (K in `K_memory`'s memory: host, or device through an
+/// executor_array of that executor; S kept on the device only when `device_only`) against the definition written out from the dosages in long
+/// double: K_ij = exp(−γ (Σ_l (x_il − x_jl)² + Σ_k (c_ik − c_jk)²)), blocks without missing calls,
+/// with and without covariates; K exactly symmetric; a block with missing calls is refused.
+inline void gaussian_kernel_matches_definition(const executor& e, const executor& K_memory, bool device_only = false) {
+  for (int64_t n : {int64_t{1}, int64_t{33}, int64_t{130}}) {
+    std::vector<packed_genotypes> g;
+    for (int64_t k : {int64_t{3}, int64_t{700}, int64_t{64}}) g.push_back(test::random_genotypes(n, k, 0.0, 7 + n + k));
+    std::vector<double> cov(static_cast<size_t>(n * 2));
+    for (size_t i = 0; i < cov.size(); ++i) cov[i] = std::sin(1.7 * double(i) + 0.3);
+    for (int64_t nc : {int64_t{0}, int64_t{2}}) {
+      const double gamma = 1.0 / 700;
+      const int64_t ld = n + 3;
+      std::vector<int32_t> S(static_cast<size_t>(n * n), 0);
+      executor_array<double> K(K_memory, static_cast<size_t>(n * ld));
+      {
+        sample_sums s(e, n, {.S = device_only ? nullptr : S.data(), .ld = n, .S_on_device_only = device_only});
+        for (const packed_genotypes& b : g) s.add(b.view(), {}, {}, false);
+        s.finish_gaussian_kernel(gamma, nc ? cov.data() : nullptr, nc, K.data(), ld);
+      }
+      std::vector<double> got(static_cast<size_t>(n * ld));
+      K.copy_to_host(got.data(), 0, got.size());
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          long double d = 0;
+          for (const packed_genotypes& b : g)
+            for (int64_t l = 0; l < b.view().n_variants; ++l) {
+              const int e2 = test::dosage(b, i, l) - test::dosage(b, j, l);
+              d += e2 * e2;
+            }
+          for (int64_t k = 0; k < nc; ++k) {
+            const long double c = static_cast<long double>(cov[i * nc + k]) - cov[j * nc + k];
+            d += c * c;
+          }
+          const long double want = std::exp(-static_cast<long double>(gamma) * d);
+          ASSERT_NEAR(got[i * ld + j], static_cast<double>(want), 1e-13 * static_cast<double>(want))
+              << backend_name(e.kind()) << " n " << n << " nc " << nc << " (" << i << "," << j << ")";
+          ASSERT_EQ(got[i * ld + j], got[j * ld + i]) << "symmetric";
+        }
+    }
+  }
+  // Missing calls make the integer distances inexact: refused by name.
+  const int64_t n = 20;
+  const packed_genotypes m = test::random_genotypes(n, 50, 0.1, 3);
+  std::vector<int32_t> S(static_cast<size_t>(n * n), 0);
+  executor_array<double> K(K_memory, static_cast<size_t>(n * n));
+  sample_sums s(e, n, {.S = device_only ? nullptr : S.data(), .ld = n, .S_on_device_only = device_only});
+  s.add(m.view(), {}, {}, true);
+  try {
+    s.finish_gaussian_kernel(0.1, nullptr, 0, K.data(), n);
+    FAIL() << "missing calls accepted";
+  } catch (const input_error& err) {
+    EXPECT_NE(std::string(err.what()).find("missing calls"), std::string::npos) << err.what();
+  }
 }
 
 }  // namespace pmx::sample_sums_cases

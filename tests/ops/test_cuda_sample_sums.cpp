@@ -1,6 +1,7 @@
 // sample_sums on cuda against the reference backend: every case of sample_sums_cases.hpp, then
 // device-resident sums (S, N and a kept on the device across blocks, handed over at flush()) and
-// the per-block fallback when a small budget leaves no room for them, with and without C.
+// the per-block fallback when a small budget leaves no room for them, with and without C; the
+// Gaussian kernel finished on the device.
 // Every test skips, saying why, when no GPU is visible (or the build has no CUDA backend).
 #include <gtest/gtest.h>
 
@@ -40,5 +41,39 @@ TEST(CudaSampleSums, DeviceResidentAndFallbackMatchReference) {
         if (HasFatalFailure()) return;
       }
     }
+  }
+}
+
+// The kernel made on the device from the resident S (nothing n × n on the host), and from host
+// sums into device memory (a budget too small for resident sums), against the definition.
+TEST(CudaSampleSums, GaussianKernelOnTheDeviceMatchesDefinition) {
+  PMX_REQUIRE_GPU();
+  const executor gpu(backend::cuda, 4);
+  cases::gaussian_kernel_matches_definition(gpu, gpu, true);   // resident S, device K
+  cases::gaussian_kernel_matches_definition(gpu, gpu, false);  // resident S (host S given), device K
+  // A budget that leaves S on the host (1 MiB for n = 300, as in DeviceResidentAndFallback...):
+  // the kernel made on the host and copied into device K equals the one made on the device.
+  const int64_t n = 300;
+  const packed_genotypes g = test::random_genotypes(n, 300, 0.0, 11);
+  executor small(backend::cuda, 4);
+  small.set_device_memory_budget(int64_t{1} << 20);
+  std::vector<double> got[2];
+  for (int route = 0; route < 2; ++route) {
+    std::vector<int32_t> S(static_cast<size_t>(n * n), 0);
+    executor_array<double> K(gpu, static_cast<size_t>(n * n));
+    sample_sums s(route ? small : gpu, n, {.S = S.data(), .ld = n});
+    EXPECT_STREQ(s.residence(), route ? "host" : "device");
+    s.add(g.view(), {}, {}, false);
+    s.finish_gaussian_kernel(0.003, nullptr, 0, K.data(), n);
+    got[route].resize(K.size());
+    K.copy_to_host(got[route].data(), 0, K.size());
+  }
+  for (size_t i = 0; i < got[0].size(); ++i) ASSERT_NEAR(got[1][i], got[0][i], 1e-15 * got[0][i]) << i;
+  small.set_device_memory_budget(int64_t{16} << 10);
+  try {  // resident S asked for where it cannot fit: named
+    sample_sums s(small, 300, {.ld = 300, .S_on_device_only = true});
+    FAIL() << "no error";
+  } catch (const unsupported_error& e) {
+    EXPECT_NE(std::string(e.what()).find("do not fit"), std::string::npos) << e.what();
   }
 }

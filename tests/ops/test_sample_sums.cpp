@@ -39,3 +39,8 @@ TEST(SampleSums, RejectsMismatchedInput) {
     EXPECT_THROW(c.add(g4.view(), {}, {}), pmx::error);  // no C tables
   }
 }
+
+TEST(SampleSums, GaussianKernelMatchesDefinition) {
+  cases::gaussian_kernel_matches_definition(executor::reference(), executor::reference());
+  cases::gaussian_kernel_matches_definition(executor(backend::cpu, 2), executor(backend::cpu, 2));
+}

@@ -33,6 +33,10 @@ struct sample_sums_outputs {
   double* C = nullptr;
   int64_t ld = 0;  ///< leading dimension of S, N and C (row-major, >= n)
   double* a = nullptr;  ///< n entries
+  /// S wanted but never downloaded (S stays null): the sums must stay on the device (cuda only;
+  /// the constructor throws unsupported_error when they do not fit its budget), and only
+  /// finish_gaussian_kernel() reads them.
+  bool S_on_device_only = false;
 };
 
 class sample_sums {
@@ -55,6 +59,14 @@ class sample_sums {
   /// zero again (a second flush adds only what came after the first).
   void flush();
 
+  /// Instead of flush() for S: the Gaussian kernel of the dosages,
+  ///   K_ij = exp(−γ (S_ii + S_jj − 2 S_ij + ‖c_i − c_j‖²))   (S_ii + S_jj − 2 S_ij = ‖x_i − x_j‖²),
+  /// into K (n × n, leading dimension ldk, both triangles) in the executor's memory (device memory
+  /// on cuda: executor_array), from the S added so far, which it then zeroes. Exact distances need
+  /// every call present: throws input_error when a block had missing calls. `covariates`: n × nc,
+  /// row-major, host memory (null when nc = 0). Where S is resident (cuda), nothing n × n crosses
+  /// to the host.
+  void finish_gaussian_kernel(double gamma, const double* covariates, int64_t nc, double* K, int64_t ldk);
   /// Where the sums are being kept ("device" or "host"), for logs and tests.
   const char* residence() const;
 

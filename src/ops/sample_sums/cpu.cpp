@@ -3,6 +3,7 @@
 // by table_rowsums) on the executor given: the cpu one, or a cuda one whose blocks do not fit the
 // device sums (cuda.cu).
 #include <algorithm>
+#include <cmath>
 
 #include "ops/sample_sums/kernels.hpp"
 #include "panoramix/ops/crossprod.hpp"
@@ -14,6 +15,21 @@ void add_uniform_pairs(const executor& exec, int64_t n, int32_t* N, int64_t ld, 
 #pragma omp parallel for schedule(dynamic, 64) num_threads(std::max(1, exec.threads()))
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j <= i; ++j) N[i * ld + j] += k;
+}
+
+void gaussian_kernel_from_sums(const executor& exec, int64_t n, const int32_t* S, int64_t ld, double gamma,
+                               const double* covariates, int64_t nc, double* K, int64_t ldk) {
+#pragma omp parallel for schedule(dynamic, 64) num_threads(std::max(1, exec.threads()))
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t hi = std::max(i, j), lo = std::min(i, j);
+      double d = double(S[i * ld + i]) + double(S[j * ld + j]) - 2.0 * double(S[hi * ld + lo]);
+      for (int64_t k = 0; k < nc; ++k) {  // the same operations for (i, j) and (j, i): K symmetric
+        const double e = covariates[hi * nc + k] - covariates[lo * nc + k];
+        d += e * e;
+      }
+      K[i * ldk + j] = std::exp(-gamma * d);
+    }
 }
 
 namespace cpu {

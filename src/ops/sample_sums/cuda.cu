@@ -54,6 +54,37 @@ __global__ void row_sums_reduce(const double* __restrict__ part, int64_t part_ld
   a[i] += s;
 }
 
+// The Gaussian kernel from the device S (lower triangle, ld lds) by 32 × 32 tiles of the lower
+// triangle: each tile computed once (so K is exactly symmetric) and written twice, straight and
+// through shared memory transposed, both coalesced.
+constexpr int kernel_tile = 32;
+__global__ void gaussian_from_sums(const int32_t* __restrict__ S, int64_t lds, int64_t n, double gamma,
+                                   const double* __restrict__ cov, int64_t nc, double* __restrict__ K, int64_t ldk) {
+  const int64_t i0 = int64_t{blockIdx.y} * kernel_tile, j0 = int64_t{blockIdx.x} * kernel_tile;
+  if (j0 > i0) return;
+  __shared__ double tile[kernel_tile][kernel_tile + 1];
+  const int tx = threadIdx.x;
+  for (int r = threadIdx.y; r < kernel_tile; r += blockDim.y) {
+    const int64_t i = i0 + r, j = j0 + tx;
+    double v = 0;
+    if (i < n && j <= i) {
+      double d = double(S[i * lds + i]) + double(S[j * lds + j]) - 2.0 * double(S[i * lds + j]);
+      for (int64_t k = 0; k < nc; ++k) {
+        const double e = cov[i * nc + k] - cov[j * nc + k];
+        d += e * e;
+      }
+      v = exp(-gamma * d);
+      K[i * ldk + j] = v;
+    }
+    tile[r][tx] = v;
+  }
+  __syncthreads();
+  for (int r = threadIdx.y; r < kernel_tile; r += blockDim.y) {  // K[j][i] = K[i][j], i > j
+    const int64_t j = j0 + r, i = i0 + tx;
+    if (i < n && j < n && i > j) K[j * ldk + i] = tile[tx][r];
+  }
+}
+
 struct sizes {
   int64_t acc, raw, planes, tables, part;
   int64_t total() const { return acc + raw + planes + tables + part; }
@@ -189,6 +220,26 @@ void flush(device_sums* d, const executor& exec, int32_t* S, int32_t* N, int64_t
 }
 }  // namespace
 
+void gaussian_kernel_from_device_sums(device_sums* d, const executor& exec, double gamma, const double* covariates,
+                                      int64_t nc, double* K, int64_t ldk) {
+  PMX_EXPECTS(d->want_S, "device sums without S");
+  detail::cuda_scope scope(exec);
+  cuda_context& c = scope.ctx;
+  const int64_t n = d->n;
+  device_buffer cov;
+  if (nc > 0) {
+    cov.reserve(static_cast<size_t>(n * nc) * sizeof(double));
+    PMX_CUDA_CHECK(cudaMemcpyAsync(cov.get(), covariates, static_cast<size_t>(n * nc) * sizeof(double),
+                                   cudaMemcpyHostToDevice, c.stream));
+  }
+  const unsigned tiles = static_cast<unsigned>((n + kernel_tile - 1) / kernel_tile);
+  gaussian_from_sums<<<dim3(tiles, tiles), dim3(kernel_tile, 8), 0, c.stream>>>(
+      static_cast<const int32_t*>(d->S.get()), d->n_pad, n, gamma, static_cast<const double*>(cov.get()), nc, K, ldk);
+  PMX_CUDA_CHECK_LAUNCH();
+  PMX_CUDA_CHECK(cudaMemsetAsync(d->S.get(), 0, static_cast<size_t>(d->n_pad * d->n_pad * 4), c.stream));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+}
+
 // The cpu backend's composition of the per-call ops, here with this (cuda) executor: each op then
 // runs its own cuda kernels.
 void sample_sums_add(const executor& exec, const variant_major_view& g, std::span<const code_table> c_tables,
@@ -205,7 +256,8 @@ device_sums* open_device_sums(const executor& exec, int64_t n, const sample_sums
   // When C is wanted too, its per-block op needs room of its own: the resident sums take at most
   // half of the budget and C's op gets the rest.
   device_sums* d =
-      create(exec, n, out.S != nullptr, out.N != nullptr, out.a != nullptr, out.C ? budget / 2 : budget);
+      create(exec, n, out.S != nullptr || out.S_on_device_only, out.N != nullptr, out.a != nullptr,
+             out.C ? budget / 2 : budget);
   if (d && out.C) c_exec.set_device_memory_budget(budget - d->bytes);
   return d;
 }

@@ -21,6 +21,11 @@ namespace cuda { PMX_SAMPLE_SUMS_KERNELS; }       // cuda.cu: the same ops on th
 /// output): the pairs of the variants promised free of missing calls, added once per flush().
 void add_uniform_pairs(const executor& exec, int64_t n, int32_t* N, int64_t ld, int32_t k);
 
+/// K (host memory) = the Gaussian kernel of a host S lower triangle (finish_gaussian_kernel's
+/// formula), the executor's threads.
+void gaussian_kernel_from_sums(const executor& exec, int64_t n, const int32_t* S, int64_t ld, double gamma,
+                               const double* covariates, int64_t nc, double* K, int64_t ldk);
+
 // Device-resident sums of the cuda backend (cuda.cu, or cuda_stub.cpp without CUDA): S, N
 // (int32 n×n) and a on the device across add() calls, downloaded once per flush().
 namespace cuda {
@@ -37,5 +42,8 @@ void add_device_sums(device_sums* d, const executor& exec, const executor& c_exe
 /// Adds the device sums into the host outputs (S, N lower triangles; a) and zeroes them.
 void flush_device_sums(device_sums* d, const executor& exec, const sample_sums_outputs& out);
 void close_device_sums(device_sums* d) noexcept;
+/// The Gaussian kernel of the device S (sample_sums::finish_gaussian_kernel) into device K; zeroes S.
+void gaussian_kernel_from_device_sums(device_sums* d, const executor& exec, double gamma, const double* covariates,
+                                      int64_t nc, double* K, int64_t ldk);
 }  // namespace cuda
 }  // namespace pmx::kernels
