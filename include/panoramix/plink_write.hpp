@@ -8,12 +8,16 @@
 
 namespace pmx {
 
+/// How the text files are laid out: PLINK 1.9's (space-separated .fam, a missing allele "0") or
+/// PLINK 2's (tab-separated .fam, a missing allele "."), so that a fileset can equal either's bytes.
+enum class plink_text_style { plink1, plink2 };
+
 /// Writes PREFIX.bed (variant-major, padding calls zeroed), PREFIX.bim (tab-separated) and
-/// PREFIX.fam (space-separated). The three files appear together, only once all are complete.
+/// PREFIX.fam in `style`. The three files appear together, only once all are complete.
 /// Throws logic_error when the record counts do not match `genotypes`, input_error for a field
 /// that would not read back (empty or containing whitespace), io_error when writing fails.
 void write_plink_fileset(const std::string& prefix, const std::vector<sample_record>& samples,
                          const std::vector<variant_record>& variants,
-                         const variant_major_view& genotypes);
+                         const variant_major_view& genotypes, plink_text_style style = plink_text_style::plink1);
 
 }  // namespace pmx

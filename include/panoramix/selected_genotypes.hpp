@@ -23,8 +23,20 @@ class selected_genotypes final : public genotype_source {
   /// Keeps only the variants whose IDs a PLINK --extract file lists (first column); throws
   /// input_error when none of them is in the data.
   void extract_variants(const std::string& path);
+  /// Drops the samples a PLINK --remove file lists (the --keep format); throws input_error when
+  /// none would remain.
+  void remove_samples(const std::string& path);
+  /// Keeps only the samples whose FID a PLINK --keep-fam file lists (first column); throws
+  /// input_error when none remains.
+  void keep_families(const std::string& path);
+  /// Drops the variants whose IDs a PLINK --exclude file lists (first column); throws input_error
+  /// when none would remain.
+  void exclude_variants(const std::string& path);
   /// Keeps only the kept variants whose record satisfies `keep`.
   void filter_variants(const std::function<bool(const variant_record&)>& keep);
+  /// Keeps kept sample i (variant j) where keep[i] != 0 (keep[j]); one flag per kept one.
+  void keep_samples_where(const std::vector<uint8_t>& keep);
+  void keep_variants_where(const std::vector<uint8_t>& keep);
 
   const genotype_source& all() const { return *all_; }
   /// Indices (into all()) of the kept samples and variants, increasing.

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "panoramix/chromosome_set.hpp"
-#include "panoramix/genotype_source.hpp"
+#include "panoramix/decoded_genotypes.hpp"
 #include "panoramix/progress.hpp"
 
 namespace pmx {
@@ -65,32 +65,13 @@ struct vcf_read_counts {
 /// outside the record's alleles, or a chromosome that comes back after another (plink2's "split
 /// chromosome") throws input_error naming the file and the record. Reading switches htslib's own
 /// log off (a process-wide htslib setting): the library prints nothing, its errors say it all.
-class vcf_genotypes final : public genotype_source {
+class vcf_genotypes final : public decoded_genotypes {
  public:
   explicit vcf_genotypes(const std::string& path, const vcf_options& options = {},
                          progress_sink* progress = nullptr);
-
-  const std::string& name() const override { return path_; }
-  int64_t n_samples() const override { return static_cast<int64_t>(samples_.size()); }
-  int64_t n_variants() const override { return static_cast<int64_t>(variants_.size()); }
-  const sample_record& sample(int64_t i) const override { return samples_[static_cast<size_t>(i)]; }
-  const variant_record& variant(int64_t j) const override { return variants_[static_cast<size_t>(j)]; }
-  packed_genotypes read_block(int64_t first, int64_t count) const override;
-  /// Always a view: the rows are in memory.
-  variant_major_view mapped_block(int64_t first, int64_t count) const override;
-
-  const std::vector<sample_record>& samples() const { return samples_; }
-  const std::vector<variant_record>& variants() const { return variants_; }
   const vcf_read_counts& counts() const { return counts_; }
-  /// "VCF", "BCF" (with ", bgzip" / ", gzip" where compressed), for the log.
-  const std::string& format() const { return format_; }
 
  private:
-  std::string path_, format_;
-  std::vector<sample_record> samples_;
-  std::vector<variant_record> variants_;
-  std::vector<uint8_t> rows_;  // n_variants rows of row_bytes_, padding calls zero (as in .bed)
-  int64_t row_bytes_ = 0;
   vcf_read_counts counts_;
 };
 

@@ -1,19 +1,24 @@
-// panoramix convert: genotypes of any input format (--vcf, --bcf, --bfile) to a PLINK 1 fileset.
+// panoramix convert / make-bed: genotypes of any input format (--vcf, --bcf, --bgen, --bfile), with
+// the sample and variant filters applied, to a PLINK 1 fileset. One command under two names:
+// `make-bed` is what plink2 users type, `convert` what the import was first called.
 #include "cli/common.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/plink_write.hpp"
 
 namespace pmx::cli {
+namespace {
 
-void add_convert_command(CLI::App& app, int argc, char** argv, int& status) {
+void add_fileset_writer(CLI::App& app, int argc, char** argv, int& status, const std::string& name,
+                        const std::string& description) {
   auto opt = std::make_shared<common_options>();
-  auto* cmd = app.add_subcommand("convert", "genotypes (--vcf, --bcf, --bfile) -> PREFIX.bed/.bim/.fam");
+  auto* cmd = app.add_subcommand(name, description);
   cmd->footer(
-      "Writes what plink2 --vcf FILE --max-alleles 2 --snps-only --make-bed writes: biallelic SNPs,\n"
-      "A1 (.bim column 5) = ALT, A2 = REF, FID 0 and IID = the VCF sample ID unless --double-id,\n"
-      "--const-fid or --id-delim; --keep/--extract apply. The three files appear together, only\n"
-      "once complete.\n"
-      "Example: panoramix convert --vcf calls.vcf.gz --out calls");
+      "Writes the kept samples and variants as plink2 --make-bed does with the same filters\n"
+      "(--keep, --remove, --chr, --maf, --geno, --mind, --hwe, ...: see README, in plink2's order).\n"
+      "From --vcf: what plink2 --vcf FILE --max-alleles 2 --snps-only --make-bed writes: biallelic\n"
+      "SNPs, A1 (.bim column 5) = ALT, A2 = REF, FID 0 and IID = the VCF sample ID unless\n"
+      "--double-id, --const-fid or --id-delim. The three files appear together, only once complete.\n"
+      "Example: panoramix " + name + " --bfile data --maf 0.01 --geno 0.05 --out clean");
   add_common_options(cmd, *opt, true);
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) {
@@ -27,13 +32,22 @@ void add_convert_command(CLI::App& app, int argc, char** argv, int& status) {
       log.begin("write .bed/.bim/.fam");
       packed_genotypes copy;
       const variant_major_view g = data->block(0, data->n_variants(), copy);
-      write_plink_fileset(opt->out, samples, variants, g);
+      write_plink_fileset(opt->out, samples, variants, g, plink_text_style::plink2);  // plink2's bytes
       log.end();
       log.message("Written: " + opt->out + ".bed, " + opt->out + ".bim, " + opt->out + ".fam (" +
                   std::to_string(samples.size()) + " samples, " + std::to_string(variants.size()) +
                   " variants)");
     });
   });
+}
+
+}  // namespace
+
+void add_convert_command(CLI::App& app, int argc, char** argv, int& status) {
+  add_fileset_writer(app, argc, argv, status, "convert",
+                     "genotypes (--vcf, --bcf, --bgen, --bfile) -> PREFIX.bed/.bim/.fam");
+  add_fileset_writer(app, argc, argv, status, "make-bed",
+                     "filtered genotypes -> PREFIX.bed/.bim/.fam (plink2 --make-bed with its filters)");
 }
 
 }  // namespace pmx::cli

@@ -37,13 +37,13 @@ void add_pca_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--oversample", pca->oversample, "extra subspace columns (default 10)");
   cmd->add_option("--tol", pca->tolerance, "Ritz residual bound relative to the largest eigenvalue (default 1e-7)");
   cmd->add_option("--max-iter", pca->max_iterations, "subspace iterations at most (default 500)");
-  cmd->add_option("--seed", pca->seed, "seed of the random start block");
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) {
       check_common_options(*opt);
       pca_options o = *pca;
       o.missing = *missing == "impute" ? pca_missing_mode::mean_impute : pca_missing_mode::plink;
       o.nonfounders = opt->nonfounders;
+      if (opt->filters.seed_given) o.seed = opt->filters.seed;  // the common --seed
       check_pca_options(o);  // before reading anything
       auto data = open_input(*opt, log);
       const auto chroms = chromosomes(*opt);

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/checked_number.hpp"
+#include "panoramix/bgen_files.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/output_file.hpp"
 #include "panoramix/vcf_files.hpp"
@@ -20,8 +21,18 @@ void add_vcf_options(CLI::App* cmd, common_options& o, CLI::Option* bfile) {
   auto* bcf = cmd->add_option_function<std::string>(
       "--bcf", [&o](const std::string& f) { o.bfile = f, o.format = genotype_format::bcf; },
       "BCF FILE: as --vcf");
-  bfile->excludes(vcf)->excludes(bcf);
-  vcf->excludes(bcf);
+  auto* bgen = cmd->add_option_function<std::string>(
+      "--bgen", [&o](const std::string& f) { o.bfile = f, o.format = genotype_format::bgen; },
+      "BGEN FILE (v1.2/v1.3, layout 2): hard calls as plink2 --bgen FILE ref-first (A1 = the second allele)");
+  cmd->add_option("--sample", o.sample_file, "Oxford .sample FILE of --bgen (default: the BGEN's sample block)")
+      ->needs(bgen);
+  cmd->add_option("--hard-call-threshold", o.hard_call_threshold,
+                  "--bgen: a call is missing when its dosage is farther than this from 0/1/2 "
+                  "(default 0.1, as plink2)")
+      ->needs(bgen);
+  bfile->excludes(vcf)->excludes(bcf)->excludes(bgen);
+  vcf->excludes(bcf)->excludes(bgen);
+  bcf->excludes(bgen);
   cmd->add_flag("--double-id", o.double_id, "VCF sample IDs: FID = IID = the ID (default FID 0, IID the ID)");
   cmd->add_option_function<std::vector<std::string>>(
          "--const-fid",
@@ -62,6 +73,16 @@ vcf_options vcf_options_of(const common_options& o) {
   return v;
 }
 
+bgen_options bgen_options_of(const common_options& o) {
+  bgen_options b;
+  b.sample_file = o.sample_file;
+  b.ids = vcf_options_of(o);  // the sample-block IDs take --double-id/--const-fid/--id-delim, as in plink2
+  b.chromosomes = b.ids.chromosomes;
+  b.hard_call_threshold = o.hard_call_threshold;
+  b.threads = o.threads;
+  return b;
+}
+
 std::string plural(int64_t k, const std::string& what) {
   return std::to_string(k) + " " + what + (k == 1 ? "" : "s");
 }
@@ -82,6 +103,20 @@ void log_vcf_counts(const vcf_genotypes& v, run_log& log) {
                 "(the file is not sorted by position; LD windows assume it is)");
 }
 
+// The import in the log: what the hard-call rule made missing.
+void log_bgen_counts(const bgen_genotypes& b, run_log& log) {
+  const bgen_read_counts& c = b.counts();
+  log.message(b.format() + " " + b.name() + ": " + plural(b.n_samples(), "sample") + ", " +
+              plural(b.n_variants(), "variant") + " (hard calls as plink2 --bgen ref-first)");
+  if (c.missing_calls) log.message(plural(c.missing_calls, "call") + " missing in the file");
+  if (c.uncertain_calls)
+    log.message(plural(c.uncertain_calls, "call") +
+                " set missing: dosage farther than --hard-call-threshold from 0/1/2");
+  if (c.unsorted)
+    log.message("Warning: " + plural(c.unsorted, "variant") + " at a lower position than the one before "
+                "(the file is not sorted by position; LD windows assume it is)");
+}
+
 }  // namespace
 
 void add_common_options(CLI::App* cmd, common_options& o, bool input) {
@@ -92,6 +127,7 @@ void add_common_options(CLI::App* cmd, common_options& o, bool input) {
     add_vcf_options(cmd, o, bfile);
     cmd->add_option("--keep", o.keep, "keep only samples listed in FILE (FID IID per line, or #IID header)");
     cmd->add_option("--extract", o.extract, "keep only variants whose IDs are listed in FILE");
+    add_filter_options(cmd, o.filters);
     cmd->add_flag("--nonfounders", o.nonfounders,
                   "count all samples in allele frequencies (default: founders only, as PLINK)");
     cmd->add_option("--chr-set", o.chr_set, "number of autosomes of the species (as PLINK --chr-set)");
@@ -115,11 +151,22 @@ void check_common_options(const common_options& o) {
   if (o.id_delim_given && (o.double_id || o.const_fid_given))
     throw input_error("--id-delim cannot be used with --double-id or --const-fid (as in plink2)");
   if (o.double_id && o.const_fid_given) throw input_error("--double-id and --const-fid exclude each other");
-  const bool vcf_flags = o.double_id || o.const_fid_given || o.id_delim_given || o.half_call != "error" ||
-                         o.vcf_min_gq != -1 || o.vcf_min_dp != -1;
-  if (vcf_flags && o.format == genotype_format::bfile)
+  filter_options f = o.filters;
+  f.keep = o.keep, f.extract = o.extract;
+  check_filter_options(f);
+  const bool id_flags = o.double_id || o.const_fid_given || o.id_delim_given;
+  const bool vcf_flags = o.half_call != "error" || o.vcf_min_gq != -1 || o.vcf_min_dp != -1;
+  if ((id_flags || vcf_flags) && o.format == genotype_format::bfile)
     throw input_error("--double-id, --const-fid, --id-delim, --vcf-half-call, --vcf-min-gq and "
-                      "--vcf-min-dp apply to --vcf/--bcf input only");
+                      "--vcf-min-dp apply to --vcf/--bcf input only (the first three to --bgen too)");
+  if (vcf_flags && o.format == genotype_format::bgen)
+    throw input_error("--vcf-half-call, --vcf-min-gq and --vcf-min-dp apply to --vcf/--bcf input only");
+  if (id_flags && o.format == genotype_format::bgen && !o.sample_file.empty())
+    throw input_error("--double-id, --const-fid and --id-delim apply to the BGEN's own sample IDs: with "
+                      "--sample, FID and IID are the file's ID_1 and ID_2");
+  if (!(o.hard_call_threshold >= 0 && o.hard_call_threshold < 0.5))
+    throw input_error("--hard-call-threshold must be in [0, 0.5) (got " + std::to_string(o.hard_call_threshold) +
+                      ")");
 }
 
 chromosome_set chromosomes(const common_options& o) {
@@ -136,11 +183,17 @@ void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, 
 }
 
 std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log) {
-  if (o.bfile.empty()) throw input_error("no genotypes given: use --bfile PREFIX, --vcf FILE or --bcf FILE");
+  if (o.bfile.empty())
+    throw input_error("no genotypes given: use --bfile PREFIX, --vcf FILE, --bcf FILE or --bgen FILE");
   std::unique_ptr<genotype_source> all;
   if (o.format == genotype_format::bfile) {
     log.begin("read .bim/.fam, map .bed");
     all = std::make_unique<plink_fileset>(o.bfile);
+  } else if (o.format == genotype_format::bgen) {
+    log.begin("read BGEN");
+    auto b = std::make_unique<bgen_genotypes>(o.bfile, bgen_options_of(o), &log);
+    log_bgen_counts(*b, log);
+    all = std::move(b);
   } else {
     log.begin(o.format == genotype_format::vcf ? "read VCF" : "read BCF");
     auto v = std::make_unique<vcf_genotypes>(o.bfile, vcf_options_of(o), &log);
@@ -148,8 +201,9 @@ std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log&
     all = std::move(v);
   }
   auto data = std::make_unique<selected_genotypes>(std::move(all));
-  if (!o.keep.empty()) data->keep_samples(o.keep);
-  if (!o.extract.empty()) data->extract_variants(o.extract);
+  filter_options f = o.filters;
+  f.keep = o.keep, f.extract = o.extract;
+  apply_filters(*data, f, chromosomes(o), o.nonfounders, o.threads, log);
   log.message(std::to_string(data->all().n_samples()) + " samples, " +
               std::to_string(data->all().n_variants()) + " variants in " + o.bfile +
               "; " + std::to_string(data->n_samples()) + " samples and " +

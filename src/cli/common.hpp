@@ -5,8 +5,10 @@
 #include <memory>
 #include <string>
 
+#include "cli/filter_options.hpp"
 #include "cli/run_log.hpp"
 #include "panoramix/analysis_context.hpp"
+#include "panoramix/error.hpp"  // input_error, which the commands throw
 #include "panoramix/executor.hpp"
 #include "panoramix/plink_files.hpp"
 #include "panoramix/selected_genotypes.hpp"
@@ -14,10 +16,10 @@
 namespace pmx::cli {
 
 /// Where the genotypes come from.
-enum class genotype_format { bfile, vcf, bcf };
+enum class genotype_format { bfile, vcf, bcf, bgen };
 
 struct common_options {
-  /// The genotypes: a PLINK prefix (--bfile) or the file of --vcf/--bcf, as `format` says (one
+  /// The genotypes: a PLINK prefix (--bfile) or the file of --vcf/--bcf/--bgen, as `format` says (one
   /// field, so that the analyses that take "the genotypes" as a name need no change per format).
   std::string bfile;
   genotype_format format = genotype_format::bfile;
@@ -30,17 +32,21 @@ struct common_options {
   std::string const_fid, id_delim, half_call = "error";
   bool const_fid_given = false, id_delim_given = false;
   int vcf_min_gq = -1, vcf_min_dp = -1;
+  // BGEN import: the .sample file (--sample) and plink2's --hard-call-threshold.
+  std::string sample_file;
+  double hard_call_threshold = 0.1;
+  filter_options filters;  // applied by open_input, in plink2's order
 };
 
-/// Adds --out, --threads, --device; with `input` also the genotypes (--bfile, --vcf or --bcf, with
-/// the VCF import flags), --keep, --extract, species flags and --nonfounders.
+/// Adds --out, --threads, --device; with `input` also the genotypes (--bfile, --vcf, --bcf or --bgen,
+/// with the VCF and BGEN import flags), --keep, --extract, species flags and --nonfounders.
 void add_common_options(CLI::App* cmd, common_options& o, bool input);
 
 /// Refuses (input_error, exit 2) a --threads outside [0, 4096], a --chr-set outside [0, 95]
 /// (0: not given) or VCF flags that do not go together; each command calls it first.
 void check_common_options(const common_options& o);
 
-/// Opens the genotypes (--bfile, --vcf or --bcf) with --keep/--extract applied; throws input_error
+/// Opens the genotypes (--bfile, --vcf, --bcf or --bgen) with --keep/--extract applied; throws input_error
 /// when none was given.
 std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log);
 chromosome_set chromosomes(const common_options& o);

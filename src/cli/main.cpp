@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   pmx::cli::add_rr_command(app, argc, argv, status);
   pmx::cli::add_convert_command(app, argc, argv, status);
   pmx::cli::add_matern_command(app, argc, argv, status);  // Matérn covariance (cmd_matern.cpp)
+  pmx::cli::add_matern_fit_command(app, argc, argv, status);  // Matérn mixed model (cmd_matern_fit.cpp)
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

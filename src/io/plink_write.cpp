@@ -28,7 +28,8 @@ std::string format_double(double x) {
   return std::string(buf, r.ptr);
 }
 
-void write_fam(output_file& out, const std::vector<sample_record>& samples) {
+void write_fam(output_file& out, const std::vector<sample_record>& samples, plink_text_style style) {
+  const char sep = style == plink_text_style::plink2 ? '\t' : ' ';
   for (size_t i = 0; i < samples.size(); ++i) {
     const sample_record& s = samples[i];
     check_field(s.fid, "FID", out.path(), i);
@@ -36,21 +37,25 @@ void write_fam(output_file& out, const std::vector<sample_record>& samples) {
     check_field(s.father, "father ID", out.path(), i);
     check_field(s.mother, "mother ID", out.path(), i);
     check_field(s.phenotype, "phenotype", out.path(), i);
-    std::string line = s.fid + ' ' + s.iid + ' ' + s.father + ' ' + s.mother + ' ' +
-                       std::to_string(s.sex) + ' ' + s.phenotype + '\n';
+    std::string line = s.fid + sep + s.iid + sep + s.father + sep + s.mother + sep + std::to_string(s.sex) + sep +
+                       s.phenotype + '\n';
     out.write(line);
   }
 }
 
-void write_bim(output_file& out, const std::vector<variant_record>& variants) {
+void write_bim(output_file& out, const std::vector<variant_record>& variants, plink_text_style style) {
   for (size_t j = 0; j < variants.size(); ++j) {
     const variant_record& v = variants[j];
     check_field(v.chrom, "chromosome", out.path(), j);
     check_field(v.id, "variant ID", out.path(), j);
     check_field(v.a1, "allele 1", out.path(), j);
     check_field(v.a2, "allele 2", out.path(), j);
-    std::string line = v.chrom + '\t' + v.id + '\t' + format_double(v.cm) + '\t' +
-                       std::to_string(v.pos) + '\t' + v.a1 + '\t' + v.a2 + '\n';
+    // PLINK 1's missing allele "0" is "." in plink2's files.
+    auto allele = [style](const std::string& a) {
+      return style == plink_text_style::plink2 && a == "0" ? std::string(".") : a;
+    };
+    std::string line = v.chrom + '\t' + v.id + '\t' + format_double(v.cm) + '\t' + std::to_string(v.pos) +
+                       '\t' + allele(v.a1) + '\t' + allele(v.a2) + '\n';
     out.write(line);
   }
 }
@@ -80,7 +85,7 @@ void write_bed(output_file& out, const variant_major_view& g) {
 
 void write_plink_fileset(const std::string& prefix, const std::vector<sample_record>& samples,
                          const std::vector<variant_record>& variants,
-                         const variant_major_view& genotypes) {
+                         const variant_major_view& genotypes, plink_text_style style) {
   PMX_EXPECTS(static_cast<int64_t>(samples.size()) == genotypes.n_samples,
               "sample records do not match the genotype matrix");
   PMX_EXPECTS(static_cast<int64_t>(variants.size()) == genotypes.n_variants,
@@ -88,8 +93,8 @@ void write_plink_fileset(const std::string& prefix, const std::vector<sample_rec
   PMX_EXPECTS(genotypes.n_variants == 0 || genotypes.row_bytes >= (genotypes.n_samples + 3) / 4,
               "row stride shorter than a row");
   output_group group;
-  write_fam(group.add(prefix + ".fam"), samples);
-  write_bim(group.add(prefix + ".bim"), variants);
+  write_fam(group.add(prefix + ".fam"), samples, style);
+  write_bim(group.add(prefix + ".bim"), variants, style);
   write_bed(group.add(prefix + ".bed"), genotypes);
   group.commit_all();
 }

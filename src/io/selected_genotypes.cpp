@@ -40,6 +40,52 @@ void selected_genotypes::extract_variants(const std::string& path) {
     throw input_error("--extract file '" + path + "': no listed variant is in the data");
 }
 
+void selected_genotypes::remove_samples(const std::string& path) {
+  const sample_list list = read_sample_list(path);
+  std::vector<int64_t> kept;
+  for (int64_t i : sample_index_) {
+    const sample_record& s = all_->sample(i);
+    if (!list.contains(s.fid, s.iid)) kept.push_back(i);
+  }
+  if (kept.empty()) throw input_error("--remove file '" + path + "': every sample would be removed");
+  sample_index_ = std::move(kept);
+}
+
+void selected_genotypes::keep_families(const std::string& path) {
+  io::text_lines in(path, "--keep-fam");
+  std::unordered_set<std::string> fids;
+  while (in.next())
+    if (!in.fields().empty()) fids.insert(std::string(in.fields()[0]));
+  std::vector<int64_t> kept;
+  for (int64_t i : sample_index_)
+    if (fids.count(all_->sample(i).fid)) kept.push_back(i);
+  if (kept.empty()) throw input_error("--keep-fam file '" + path + "': no listed family is in the data");
+  sample_index_ = std::move(kept);
+}
+
+void selected_genotypes::exclude_variants(const std::string& path) {
+  io::text_lines in(path, "--exclude");
+  std::unordered_set<std::string> ids;
+  while (in.next())
+    if (!in.fields().empty()) ids.insert(std::string(in.fields()[0]));
+  filter_variants([&](const variant_record& v) { return ids.count(v.id) == 0; });
+  if (variant_index_.empty())
+    throw input_error("--exclude file '" + path + "': every variant would be removed");
+}
+
+namespace {
+void keep_where(std::vector<int64_t>& index, const std::vector<uint8_t>& keep) {
+  PMX_EXPECTS(keep.size() == index.size(), "one flag per kept entry");
+  size_t k = 0;
+  for (size_t t = 0; t < index.size(); ++t)
+    if (keep[t]) index[k++] = index[t];
+  index.resize(k);
+}
+}  // namespace
+
+void selected_genotypes::keep_samples_where(const std::vector<uint8_t>& keep) { keep_where(sample_index_, keep); }
+void selected_genotypes::keep_variants_where(const std::vector<uint8_t>& keep) { keep_where(variant_index_, keep); }
+
 void selected_genotypes::filter_variants(const std::function<bool(const variant_record&)>& keep) {
   std::vector<int64_t> kept;
   for (int64_t j : variant_index_)

@@ -127,7 +127,7 @@ int format_ints(const bcf_hdr_t* hdr, bcf1_t* rec, const char* tag, hts_buffer<i
 }  // namespace
 
 vcf_genotypes::vcf_genotypes(const std::string& path, const vcf_options& opt, progress_sink* progress)
-    : path_(path) {
+    : decoded_genotypes(path) {
   // The library never prints: htslib's own messages are off, ours name the file and record.
   hts_set_log_level(HTS_LOG_OFF);
   errno = 0;
@@ -273,19 +273,6 @@ vcf_genotypes::vcf_genotypes(const std::string& path, const vcf_options& opt, pr
   }
   if (hts_close(fp.release()) != 0) throw input_error(path + ": error at the end of the file (truncated?)");
   report(progress, "read " + format_, 1.0);
-}
-
-packed_genotypes vcf_genotypes::read_block(int64_t first, int64_t count) const {
-  PMX_EXPECTS(first >= 0 && count >= 0 && first + count <= n_variants(), "block out of range");
-  packed_genotypes g(n_samples(), count);
-  if (count > 0)
-    std::memcpy(g.row(0), rows_.data() + first * row_bytes_, static_cast<size_t>(count * row_bytes_));
-  return g;
-}
-
-variant_major_view vcf_genotypes::mapped_block(int64_t first, int64_t count) const {
-  PMX_EXPECTS(first >= 0 && count >= 0 && first + count <= n_variants(), "block out of range");
-  return {rows_.data() + first * row_bytes_, n_samples(), count, row_bytes_};
 }
 
 }  // namespace pmx

@@ -6,12 +6,9 @@ namespace pmx {
 
 bool vcf_compiled_in() { return false; }
 
-vcf_genotypes::vcf_genotypes(const std::string& path, const vcf_options&, progress_sink*) : path_(path) {
+vcf_genotypes::vcf_genotypes(const std::string& path, const vcf_options&, progress_sink*) : decoded_genotypes(path) {
   throw unsupported_error(path + ": this build of panoramix reads no VCF/BCF (htslib was not found when "
                           "it was built; install libhts-dev and rebuild)");
 }
-
-packed_genotypes vcf_genotypes::read_block(int64_t, int64_t) const { return {}; }
-variant_major_view vcf_genotypes::mapped_block(int64_t, int64_t) const { return {}; }
 
 }  // namespace pmx

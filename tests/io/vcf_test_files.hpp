@@ -49,7 +49,7 @@ inline bool write_bgzf(const std::string& from, const std::string& to, int block
 }
 
 /// A PLINK fileset as text: the .bed bytes, and the .bim/.fam lines with fields joined by one tab
-/// (plink2 writes the .fam with tabs, panoramix with spaces: the fields are what must agree).
+/// (the fields are what must agree; make-bed tests compare the bytes too).
 struct fileset_text {
   std::string bed;
   std::vector<std::string> bim, fam;

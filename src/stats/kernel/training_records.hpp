@@ -1,5 +1,6 @@
-// Internal to src/stats/kernel: the records of a training/TEST split that kernel ridge regression
-// (krr_analysis.cpp) and ridge regression (rr_analysis.cpp) share, with one set of rules:
+// Internal to src/stats: the records of a training/TEST split that kernel ridge regression
+// (krr_analysis.cpp), ridge regression (rr_analysis.cpp) and the Matérn fit
+// (matern/matern_fit_analysis.cpp) share, with one set of rules:
 //  - phenotype and covariate columns (by name or 1-based number) matched to samples by FID/IID;
 //  - the fitted training samples: those with every phenotype and every covariate present;
 //  - phenotypes centred on their means over the fitted samples (a phenotype without variance there

@@ -1,0 +1,168 @@
+#include "io/bgen_probabilities.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "panoramix/genotype_view.hpp"
+
+namespace pmx::io {
+namespace {
+
+uint32_t u32_at(const uint8_t* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+
+// The B-bit value at bit `bit` of `data` (bits little-endian, as the specification packs them);
+// `size` bounds the load so the last value never reads past the block.
+inline uint32_t value_at(const uint8_t* data, size_t size, uint64_t bit, int bits) {
+  const size_t at = static_cast<size_t>(bit >> 3);
+  if (bits == 8) return data[at];  // the common depths are byte-aligned
+  if (bits == 16) return uint32_t(data[at]) | uint32_t(data[at + 1]) << 8;
+  uint64_t word = 0;
+  if (size - at >= 8) std::memcpy(&word, data + at, 8);  // little-endian host (x86-64)
+  else std::memcpy(&word, data + at, size - at);
+  return static_cast<uint32_t>((word >> (bit & 7)) & ((uint64_t(1) << bits) - 1));
+}
+
+// The call regions in x, the ALT dosage in units of 1/M (M = 2^B - 1, x in [0, 2M]). plink2 rounds
+// x/M to di = round(x * 16384 / M) and calls round(di / 16384) when di is within T of a multiple of
+// 16384; di grows with x, so each region is an interval of x found once per variant.
+struct call_regions {
+  uint64_t max0, min1, max1, min2;  // 0: x <= max0; 1: min1 <= x <= max1; 2: x >= min2
+};
+
+uint64_t dosage_units(uint64_t x, uint64_t m) { return (x * 2 * bgen_dosage_one + m) / (2 * m); }
+
+// The least x in [0, 2m + 1] with dosage_units(x) >= d (2m + 1 when none).
+uint64_t first_at_least(uint64_t d, uint64_t m) {
+  uint64_t lo = 0, hi = 2 * m + 1;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (dosage_units(mid, m) >= d) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+call_regions regions(int bits, uint32_t t) {
+  const uint64_t m = (uint64_t(1) << bits) - 1;
+  const uint64_t one = bgen_dosage_one;
+  // x <= max0 <=> di <= t <=> x < first_at_least(t + 1); the others likewise.
+  // (di(0) = 0 <= t: max0 >= 0.)
+  return {first_at_least(t + 1, m) - 1, first_at_least(one - t, m),
+          first_at_least(one + t + 1, m) - 1, first_at_least(2 * one - t, m)};
+}
+
+// The usual block (unphased, every sample diploid, 8 or 16 bits) in one tight pass: values read as
+// bytes or little-endian words in order, four calls a row byte.
+template <class T>
+std::string decode_diploid(const uint8_t* ploidy, const uint8_t* probs, int64_t n, const call_regions& r,
+                           uint8_t* row, bgen_row_counts& counts) {
+  constexpr uint64_t m = T(~T(0));
+  static constexpr uint8_t code_of[3] = {code_hom_a2, code_het, code_hom_a1};  // by ALT count
+  for (int64_t i = 0; i < n; ++i) {
+    T v[2];
+    std::memcpy(v, probs + 2 * sizeof(T) * static_cast<size_t>(i), sizeof v);  // little-endian host
+    const uint64_t a = v[0], b = v[1];
+    uint8_t code = code_missing;
+    if (ploidy[i] & 0x80) {
+      ++counts.missing;
+    } else {
+      if (a + b > m)
+        return "sample " + std::to_string(i + 1) + ": probabilities sum above 1 (" + std::to_string(a) + " + " +
+               std::to_string(b) + " > " + std::to_string(m) + ")";
+      const uint64_t x = 2 * m - 2 * a - b;
+      if (x <= r.max0) code = code_of[0];
+      else if (x >= r.min1 && x <= r.max1) code = code_of[1];
+      else if (x >= r.min2) code = code_of[2];
+      else ++counts.uncertain;
+    }
+    row[i >> 2] |= static_cast<uint8_t>(code << (2 * (i & 3)));
+  }
+  return {};
+}
+
+}  // namespace
+
+uint32_t bgen_hard_call_units(double threshold) {
+  // plink2: hard_call_thresh = (int)(threshold * (1 + kSmallEpsilon) * kDosageMid).
+  return static_cast<uint32_t>(threshold * ((1 + std::ldexp(1.0, -44)) * bgen_dosage_one));
+}
+
+std::string decode_bgen_probabilities(const uint8_t* data, size_t size, int64_t n, int n_alleles,
+                                      uint32_t t, uint8_t* row, bgen_row_counts& counts) {
+  const size_t fixed = 10 + static_cast<size_t>(n);  // N, K, Pmin, Pmax, ploidies, phased, B
+  if (size < fixed)
+    return "the genotype block is " + std::to_string(size) + " bytes, too short for " + std::to_string(n) +
+           " samples";
+  if (u32_at(data) != static_cast<uint64_t>(n))
+    return "the genotype block is for " + std::to_string(u32_at(data)) + " samples, the header says " +
+           std::to_string(n);
+  const int k = data[4] | data[5] << 8;
+  if (k != n_alleles)
+    return "the genotype block has " + std::to_string(k) + " alleles, the variant " + std::to_string(n_alleles);
+  const int pmin = data[6], pmax = data[7];
+  if (pmax > 2)
+    return "ploidy up to " + std::to_string(pmax) + ": ploidy above 2 is not supported (nor by plink2)";
+  if (pmin > pmax) return "minimum ploidy " + std::to_string(pmin) + " above maximum " + std::to_string(pmax);
+  const uint8_t* ploidy = data + 8;
+  const int phased = data[8 + n];
+  const int bits = data[9 + n];
+  if (phased > 1) return "phased flag " + std::to_string(phased) + " (0 or 1 expected)";
+  if (bits < 1 || bits > 32) return "probabilities of " + std::to_string(bits) + " bits (1 to 32 expected)";
+  if (bits > 28) return std::to_string(bits) + "-bit probabilities are not supported (nor by plink2: 1 to 28)";
+
+  // Values per sample: unphased, ploidy 2 -> P(11), P(12); ploidy 1 -> P(1); phased: P(1) per
+  // haplotype. Missing samples keep their (zero) values in the block.
+  uint64_t values = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int p = ploidy[i] & 63;
+    if (p < pmin || p > pmax)
+      return "sample " + std::to_string(i + 1) + " has ploidy " + std::to_string(p) + ", outside the block's " +
+             std::to_string(pmin) + ".." + std::to_string(pmax);
+    values += static_cast<uint64_t>(p);
+  }
+  const uint64_t need = fixed + (values * static_cast<uint64_t>(bits) + 7) / 8;
+  if (size < need)
+    return "the genotype block is " + std::to_string(size) + " bytes, its probabilities need " +
+           std::to_string(need);
+  const uint8_t* probs = data + fixed;
+  const size_t probs_size = size - fixed;
+  const uint64_t m = (uint64_t(1) << bits) - 1;
+  const call_regions r = regions(bits, t);
+  if (!phased && pmin == 2 && pmax == 2 && bits == 8) return decode_diploid<uint8_t>(ploidy, probs, n, r, row, counts);
+  if (!phased && pmin == 2 && pmax == 2 && bits == 16)
+    return decode_diploid<uint16_t>(ploidy, probs, n, r, row, counts);
+  static constexpr uint8_t code_of[3] = {code_hom_a2, code_het, code_hom_a1};  // by ALT count
+  uint64_t bit = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int p = ploidy[i] & 63;
+    const bool missing = (ploidy[i] & 0x80) || p == 0;
+    uint64_t x = 0;  // ALT dosage in units of 1/m
+    if (!missing) {
+      if (phased) {
+        for (int h = 0; h < p; ++h) x += m - value_at(probs, probs_size, bit + uint64_t(h) * bits, bits);
+        if (p == 1) x *= 2;
+      } else if (p == 2) {
+        const uint64_t a = value_at(probs, probs_size, bit, bits), b = value_at(probs, probs_size, bit + bits, bits);
+        if (a + b > m)
+          return "sample " + std::to_string(i + 1) + ": probabilities sum above 1 (" + std::to_string(a) + " + " +
+                 std::to_string(b) + " > " + std::to_string(m) + ")";
+        x = 2 * m - 2 * a - b;
+      } else {
+        x = 2 * (m - value_at(probs, probs_size, bit, bits));
+      }
+    }
+    bit += uint64_t(p) * bits;
+    uint8_t code = code_missing;
+    if (missing) ++counts.missing;
+    else if (x <= r.max0) code = code_of[0];
+    else if (x >= r.min1 && x <= r.max1) code = code_of[1];
+    else if (x >= r.min2) code = code_of[2];
+    else ++counts.uncertain;
+    row[i >> 2] |= static_cast<uint8_t>(code << (2 * (i & 3)));
+  }
+  return {};
+}
+
+}  // namespace pmx::io

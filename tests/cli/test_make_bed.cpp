@@ -1,0 +1,238 @@
+// PLINK 2's sample and variant filters on the command line: `panoramix make-bed` with a filter
+// writes the bytes `plink2 --make-bed` writes with the same flags (so the kept sample and variant
+// lists are plink2's), on the real data sets and on simulated data with missing calls, X/Y/MT
+// variants, males and non-founders; filters combine in plink2's order; a filter that removes
+// everything is a named error with nothing written; other commands see the same filtered data.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "panoramix/vcf_files.hpp"
+#include "test_support.hpp"
+#include "../io/vcf_test_files.hpp"
+
+namespace pmx::test {
+namespace {
+
+class MakeBed : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_program("plink2")) GTEST_SKIP() << "plink2 is not installed";
+  }
+
+  /// plink2 --bfile BFILE FLAGS --make-bed and panoramix make-bed with the same flags: the same
+  /// exit (0 or not) and, when both succeed, byte-identical .bed, .bim and .fam.
+  void expect_like_plink2(const std::string& bfile, const std::string& flags) {
+    SCOPED_TRACE(bfile + " " + flags);
+    const std::string tag = std::to_string(k_++), ref = work().path("ref" + tag), ours = work().path("ours" + tag);
+    const int r = run("plink2 --bfile " + shq(bfile) + " " + flags + " --make-bed --threads 2 --out " + shq(ref),
+                      ref + ".txt");
+    const int o = panoramix("make-bed --bfile " + shq(bfile) + " " + flags + " --threads 2 --out " + shq(ours),
+                            ours + ".txt");
+    ASSERT_EQ(o == 0, r == 0) << "plink2:\n" << read_text(ref + ".txt") << "\npanoramix:\n" << read_text(ours + ".txt");
+    if (r != 0) return;
+    for (const char* ext : {".fam", ".bim"}) EXPECT_EQ(file_bytes(ours + ext), file_bytes(ref + ext)) << ext;
+    expect_same_fileset(read_fileset(ours), read_fileset(ref));
+    EXPECT_EQ(file_bytes(ours + ".bed"), file_bytes(ref + ".bed"));
+  }
+
+  /// A simulated fileset with missing calls, monomorphic variants, variants on X, Y, XY and MT,
+  /// males, females, unknown sex, and non-founders.
+  std::string simulated() {
+    const std::string sim = work().path("sim");
+    if (std::filesystem::exists(sim + ".bed")) return sim;
+    const std::string base = work().path("sim_base");
+    EXPECT_EQ(panoramix("simulate --samples 400 --variants 3000 --missing 0.04 --monomorphic 0.03 --seed 21 "
+                        "--out " + shq(base), base + ".txt"),
+              0);
+    std::filesystem::copy_file(base + ".bed", sim + ".bed");
+    // .bim: the last 400 variants on X, 100 on Y, 50 on XY, 50 on MT, then contig-free autosomes.
+    std::ifstream bim(base + ".bim");
+    std::ostringstream b;
+    int j = 0;
+    for (std::string line; std::getline(bim, line); ++j) {
+      std::istringstream ss(line);
+      std::string c, id, cm, pos, a1, a2;
+      ss >> c >> id >> cm >> pos >> a1 >> a2;
+      if (j >= 2400) c = j < 2800 ? "X" : j < 2900 ? "Y" : j < 2950 ? "XY" : "MT";
+      b << c << '\t' << id << '\t' << cm << '\t' << pos << '\t' << a1 << '\t' << a2 << '\n';
+    }
+    write_file(sim + ".bim", b.str());
+    // .fam: sexes 1, 2, 0 in turn; every 7th sample the child of the first two.
+    std::ifstream fam(base + ".fam");
+    std::ostringstream f;
+    int i = 0;
+    std::string first_iid, second_iid;
+    for (std::string line; std::getline(fam, line); ++i) {
+      std::istringstream ss(line);
+      std::string fid, iid, pa, ma, sex, ph;
+      ss >> fid >> iid >> pa >> ma >> sex >> ph;
+      if (i == 0) first_iid = iid;
+      if (i == 1) second_iid = iid;
+      if (i % 7 == 6) pa = first_iid, ma = second_iid;
+      f << fid << ' ' << iid << ' ' << pa << ' ' << ma << ' ' << (i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : 0) << ' ' << ph
+        << '\n';
+    }
+    write_file(sim + ".fam", f.str());
+    return sim;
+  }
+
+  int k_ = 0;
+};
+
+TEST_F(MakeBed, EachFilterOnSimulatedDataWithMissingCallsAndSexChromosomes) {
+  const std::string sim = simulated();
+  const std::string ex = work().path("s.ex");  // --exclude: every 5th variant
+  {
+    std::ostringstream e;
+    const auto bim = field_lines(sim + ".bim");
+    for (size_t j = 0; j < bim.size(); j += 5) e << bim[j].substr(bim[j].find('\t') + 1) << "\n";
+    write_file(ex, e.str());
+  }
+  const auto fam = field_lines(sim + ".fam");
+  // --keep-fam: the FIDs of every 4th sample; --remove: FID IID of every other sample.
+  const std::string kf = work().path("s.kf"), rm = work().path("s.rm");
+  {
+    std::ostringstream a, r;
+    for (size_t i = 0; i < fam.size(); ++i) {
+      std::istringstream ss(fam[i]);
+      std::string fid, iid;
+      ss >> fid >> iid;
+      if (i % 4 == 0) a << fid << "\n";
+      if (i % 2 == 0) r << fid << " " << iid << "\n";
+    }
+    write_file(kf, a.str()), write_file(rm, r.str());
+  }
+  auto id_at = [&](size_t j) {  // the ID of variant j (second .bim field)
+    const std::string line = field_lines(sim + ".bim")[j];
+    const size_t a = line.find('\t') + 1;
+    return line.substr(a, line.find('\t', a) - a);
+  };
+  for (const std::string& flags : std::vector<std::string>{
+           "--maf 0.05", "--maf", "--max-maf 0.2", "--mac 12", "--geno 0.05", "--geno", "--mind 0.05", "--mind 0.045",
+        "--chr 1-2,X", "--not-chr 2,Y", "--autosome", "--chr MT,XY", "--chr 1 --from-bp 1000 --to-bp 400000",
+        "--snps " + id_at(10) + "-" + id_at(900) + "," + id_at(2950), "--remove " + shq(rm), "--exclude " + shq(ex), "--keep-fam " + shq(kf),
+        "--hwe 1e-4 --not-chr X", "--hwe 0.01 midp --autosome", "--hwe 0.05 --chr Y,MT,XY",
+        // combinations: --mind before --geno, --maf after --geno, founders in --maf and --hwe
+        "--mind 0.045 --geno 0.045", "--geno 0.04 --maf 0.1 --mind 0.05", "--mind 0.04 --geno 0.04 --mac 20 --chr 1-3,Y",
+        "--hwe 0.001 --autosome --maf 0.2 --geno 0.05 --mind 0.06", "--nonfounders --maf 0.2 --hwe 0.01 --autosome",
+        "--keep-fam " + shq(kf) + " --remove " + shq(rm) + " --exclude " + shq(ex) + " --geno 0.05 --maf 0.05"})
+    expect_like_plink2(sim, flags);
+}
+
+TEST_F(MakeBed, FiltersOnRealDataSets) {
+  const std::string mice = shared_data("bglr_mice/mice"), rice = shared_data("rice44k/UNL"),
+                    hm3 = shared_data("hapmap3_1kg_flashpca/HM3_thinned_autosomal_overlap"),
+                    cattle = shared_data("synbreed_cattle/cattle"), wheat = shared_data("bglr_wheat/wheat_dart"),
+                    maize = shared_data("gapit_maize282/mdp_maize282");
+  if (mice.empty() || rice.empty() || hm3.empty()) GTEST_SKIP() << "data absent";
+  for (const std::string flags : {"--maf 0.05 --geno 0.02 --mind 0.02", "--autosome --hwe 1e-4",
+                                  "--autosome --hwe 1e-4 midp --max-maf 0.3", "--chr 2-4,X --mac 50"})
+    expect_like_plink2(mice, "--mouse " + flags);
+  for (const std::string flags : {"--mind 0.05 --geno 0.05 --maf 0.05", "--geno 0.03 --hwe 1e-20 --mac 30",
+                                  "--mind 0.1", "--geno 0.1 --maf 0.01 --chr 3 --from-bp 100000 --to-bp 9000000"})
+    expect_like_plink2(rice, "--chr-set 12 " + flags);
+  for (const std::string flags : {"--hwe 1e-3 midp --maf 0.1 --chr 1-5 --not-chr 3", "--hwe 1e-6", "--max-maf 0.1"})
+    expect_like_plink2(hm3, flags);
+  if (!cattle.empty()) expect_like_plink2(cattle, "--cow --hwe 1e-6 --maf 0.01 --not-chr 1-10");
+  if (!wheat.empty()) expect_like_plink2(wheat, "--max-maf 0.3 --mind 0.01");
+  if (!maize.empty()) expect_like_plink2(maize, "--chr 3 --from-bp 1000000 --to-bp 100000000 --geno 0.1 --hwe 0.001 midp");
+}
+
+// The log says what each filter removed, in plink2's words.
+TEST_F(MakeBed, LogCountsAsPlink2) {
+  const std::string rice = shared_data("rice44k/UNL");
+  if (rice.empty()) GTEST_SKIP() << "rice data absent";
+  const std::string ref = work().path("log_ref"), ours = work().path("log_ours");
+  const std::string flags = " --chr-set 12 --mind 0.05 --geno 0.05 --hwe 1e-30 --maf 0.05 --threads 2 --out ";
+  ASSERT_EQ(run("plink2 --bfile " + shq(rice) + flags + shq(ref) + " --make-bed", ref + ".txt"), 0);
+  ASSERT_EQ(panoramix("make-bed --bfile " + shq(rice) + flags + shq(ours), ours + ".txt"), 0);
+  const std::string plink_log = read_text(ref + ".log"), our_log = read_text(ours + ".log");
+  for (const char* prefix : {"samples removed due to missing genotype data (--mind).",
+                             "--geno: ", "--hwe: ", "variants removed due to allele frequency threshold(s)"}) {
+    const size_t a = plink_log.find(prefix), b = our_log.find(prefix);
+    ASSERT_NE(a, std::string::npos) << prefix;
+    ASSERT_NE(b, std::string::npos) << prefix << "\n" << our_log;
+    // The line (its number included), up to the first period or line end.
+    auto line_of = [](const std::string& log, size_t at) {
+      const size_t start = log.rfind('\n', at) + 1;
+      return log.substr(start, log.find_first_of("\n(", start) - start);
+    };
+    EXPECT_EQ(line_of(our_log, b), line_of(plink_log, a));
+  }
+}
+
+TEST_F(MakeBed, AFilterThatRemovesEverythingIsANamedErrorAndWritesNothing) {
+  const std::string sim = simulated();
+  const struct {
+    std::string flags, named;
+  } cases[] = {{"--mac 100000", "--mac"}, {"--mind 0", "--mind"}, {"--geno 0", "--geno"},
+               {"--chr 21", "--chr"}, {"--snps nothere", "--snps"}};
+  int k = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.flags);
+    const std::string out = work().path("empty" + std::to_string(k++));
+    EXPECT_NE(panoramix("make-bed --bfile " + shq(sim) + " " + c.flags + " --out " + shq(out), out + ".txt"), 0);
+    for (const char* ext : {".bed", ".bim", ".fam"}) EXPECT_FALSE(std::filesystem::exists(out + ext)) << ext;
+    const std::string log = read_text(out + ".log");
+    EXPECT_NE(log.find(c.named), std::string::npos) << log;
+    EXPECT_NE(log.find("Error"), std::string::npos) << log;
+  }
+  // What plink2 refuses too.
+  const std::string out = work().path("refused");
+  EXPECT_EQ(panoramix("make-bed --bfile " + shq(sim) + " --from-bp 5 --out " + shq(out), out + ".txt"), 2);
+  EXPECT_EQ(panoramix("make-bed --bfile " + shq(sim) + " --chr 1 --from-bp 5 --snps a --out " + shq(out), out + ".txt"), 2);
+  EXPECT_EQ(panoramix("make-bed --bfile " + shq(sim) + " --hwe 0.01 --out " + shq(out), out + ".txt"), 2)
+      << "X with known sexes is refused, not silently tested another way";
+  EXPECT_EQ(panoramix("make-bed --bfile " + shq(sim) + " --geno 1.5 --out " + shq(out), out + ".txt"), 2);
+}
+
+// Every command reads the filtered data: freq with the filters equals freq of make-bed's output.
+TEST_F(MakeBed, OtherCommandsSeeTheFilteredData) {
+  const std::string sim = simulated(), made = work().path("made"), a = work().path("fa"), b = work().path("fb");
+  const std::string flags = " --mind 0.05 --geno 0.045 --maf 0.05 --autosome --hwe 1e-3 ";
+  ASSERT_EQ(panoramix("make-bed --bfile " + shq(sim) + flags + "--out " + shq(made), made + ".txt"), 0);
+  ASSERT_EQ(panoramix("freq --bfile " + shq(sim) + flags + "--out " + shq(a), a + ".txt"), 0);
+  ASSERT_EQ(panoramix("freq --bfile " + shq(made) + " --out " + shq(b), b + ".txt"), 0);
+  EXPECT_EQ(file_bytes(a + ".afreq"), file_bytes(b + ".afreq"));
+  ASSERT_EQ(panoramix("grm --bfile " + shq(sim) + flags + "--out " + shq(a), a + ".txt"), 0);
+  ASSERT_EQ(panoramix("grm --bfile " + shq(made) + " --out " + shq(b), b + ".txt"), 0);
+  EXPECT_EQ(file_bytes(a + ".rel.bin"), file_bytes(b + ".rel.bin"));
+  EXPECT_EQ(file_bytes(a + ".rel.id"), file_bytes(b + ".rel.id"));
+}
+
+// The filters act on what a VCF import reads, as plink2's do after --max-alleles 2 --snps-only.
+TEST_F(MakeBed, FiltersOnVcfInput) {
+  if (!vcf_compiled_in()) GTEST_SKIP() << "this build has no htslib";
+  const std::string maize = shared_data("gapit_maize282/mdp_maize282");
+  if (maize.empty()) GTEST_SKIP() << "maize data absent";
+  const std::string vcf = work().path("mz"), ref = work().path("mz_ref"), ours = work().path("mz_ours");
+  ASSERT_EQ(run("plink2 --bfile " + shq(maize) + " --export vcf bgz --out " + shq(vcf), vcf + ".txt"), 0);
+  const std::string flags = "--maf 0.1 --geno 0.05 --hwe 1e-3 midp --mind 0.1 --not-chr 5";
+  ASSERT_EQ(plink2_make_bed("--vcf", vcf + ".vcf.gz", flags, ref), 0);
+  ASSERT_EQ(panoramix("make-bed --vcf " + shq(vcf + ".vcf.gz") + " " + flags + " --out " + shq(ours), ours + ".txt"), 0);
+  for (const char* ext : {".bed", ".bim", ".fam"}) EXPECT_EQ(file_bytes(ours + ext), file_bytes(ref + ext)) << ext;
+}
+
+// --thin-count keeps N variants (not plink2's draw: its generator is not reproduced), the same ones
+// for the same --seed, and applies before --mind as in plink2.
+TEST_F(MakeBed, ThinCountKeepsNVariantsPerSeed) {
+  const std::string sim = simulated();
+  auto bim_of = [&](const std::string& flags, const std::string& name) {
+    const std::string out = work().path(name);
+    EXPECT_EQ(panoramix("make-bed --bfile " + shq(sim) + " " + flags + " --out " + shq(out), out + ".txt"), 0);
+    return field_lines(out + ".bim");
+  };
+  const auto a = bim_of("--thin-count 500 --seed 3", "thin_a"), b = bim_of("--thin-count 500 --seed 3", "thin_b"),
+             c = bim_of("--thin-count 500 --seed 4", "thin_c");
+  EXPECT_EQ(a.size(), 500u);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_EQ(bim_of("--thin-count 5000 --seed 3", "thin_all").size(), 3000u) << "more than there are: all kept";
+}
+
+}  // namespace
+}  // namespace pmx::test

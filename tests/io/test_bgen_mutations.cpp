@@ -1,0 +1,90 @@
+// Mutation ("fuzz") test of the BGEN reader: seeded random mutants of small valid BGEN files
+// (uncompressed, zlib, zstd, plink2's export; bits flipped, bytes inserted, deleted or overwritten,
+// the file cut at a random point) are read; the reader must not crash or hang, must either succeed
+// or throw a pmx::error naming the file, and must read the valid files.
+// PMX_MUTANTS=<n> sets the number of mutants per seed file (default 1500).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bgen_test_files.hpp"
+#include "panoramix/bgen_files.hpp"
+#include "panoramix/error.hpp"
+#include "test_support.hpp"
+
+namespace pmx::test {
+namespace {
+
+int mutants_per_seed() {
+  const char* e = std::getenv("PMX_MUTANTS");
+  return e ? std::max(1, std::atoi(e)) : 1500;
+}
+
+std::string mutate(std::string s, std::mt19937_64& rng) {
+  auto pick = [&](size_t k) { return k == 0 ? size_t{0} : static_cast<size_t>(rng() % k); };
+  const int ops = 1 + static_cast<int>(pick(3));
+  for (int k = 0; k < ops && !s.empty(); ++k) {
+    switch (pick(5)) {
+      case 0: s[pick(s.size())] ^= static_cast<char>(1u << pick(8)); break;
+      case 1: s.erase(pick(s.size()), 1 + pick(4)); break;
+      case 2: s.insert(pick(s.size()), 1, static_cast<char>(pick(256))); break;
+      case 3: s.resize(pick(s.size())); break;
+      case 4: s[pick(s.size())] = static_cast<char>(pick(256)); break;
+    }
+  }
+  return s;
+}
+
+TEST(BgenMutations, ReaderFailsOnlyWithPmxErrorsNamingTheFile) {
+  temp_dir tmp;
+  struct seed {
+    std::string name, bytes;
+  };
+  const std::vector<std::string> ids = {"a_1", "b", "c_2", "d", "e"};
+  std::vector<seed> seeds;
+  for (int compression : {0, 1, 2}) {
+#ifndef PMX_TEST_ZSTD
+    if (compression == 2) continue;
+#endif
+    seeds.push_back({"hand" + std::to_string(compression),
+                     bgen_bytes(random_bgen(ids, 12, compression == 1 ? 8 : 11, compression,
+                                            40 + uint64_t(compression)))});
+  }
+  const std::string bfile = shared_data("gapit_maize282/mdp_maize282");
+  const std::string exp = tmp.path("seed_export");
+  const std::string keep = tmp.path("seed.keep");
+  write_file(keep, "33-16 33-16\n38-11 38-11\n4226 4226\n");
+  if (!bfile.empty() && have_program("plink2") &&
+      run("plink2 --bfile " + shq(bfile) + " --thin-count 8 --seed 1 --keep " + shq(keep) +
+          " --export bgen-1.3 bits=8 --out " + shq(exp)) == 0)
+    seeds.push_back({"plink2", file_bytes(exp + ".bgen")});
+  for (const seed& sd : seeds) {
+    const std::string valid = tmp.path("valid." + sd.name);
+    write_file(valid, sd.bytes);
+    EXPECT_NO_THROW(bgen_genotypes{valid}) << sd.name;
+    const int count = mutants_per_seed();
+    for (int i = 0; i < count; ++i) {
+      std::mt19937_64 rng(std::hash<std::string>{}(sd.name) + static_cast<uint64_t>(i));
+      const std::string path = tmp.path("mutant." + sd.name);
+      write_file(path, mutate(sd.bytes, rng));
+      try {
+        bgen_options o;
+        o.threads = 1 + i % 2;
+        const bgen_genotypes b(path, o);
+        if (b.n_variants() > 0) (void)b.read_block(0, b.n_variants());
+      } catch (const error& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos)
+            << sd.name << " mutant " << i << ": message without the file: " << e.what();
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << sd.name << " mutant " << i << ": not a pmx::error: " << e.what();
+      }
+      if (HasFailure()) return;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pmx::test
