@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bgen_test_files.hpp"
+#include "command_checks.hpp"
 #include "test_support.hpp"
 
 namespace pmx::test {
@@ -51,33 +52,9 @@ class BgenBadInput : public ::testing::Test {
     return at + (s.compression ? 8 : 4);
   }
 
-  struct outcome {
-    int rc;
-    std::string err;
-  };
-  outcome run_pmx(const std::string& args) {
-    const std::string err = tmp_.path("stderr.txt");
-    const int rc = run("( " + std::string(PMX_BINARY) + " " + args + " 2>" + shq(err) + " )", tmp_.path("stdout.txt"));
-    return {rc, read_text(err)};
-  }
-
+  command_outcome run_pmx(const std::string& args) { return run_panoramix(args, tmp_); }
   void expect_failure(const std::string& args, const std::vector<std::string>& needles) {
-    SCOPED_TRACE("panoramix " + args);
-    const outcome o = run_pmx(args);
-    EXPECT_NE(o.rc, 0) << "accepted bad input; stderr: " << o.err;
-    EXPECT_LT(o.rc, 128) << "killed by a signal? stderr: " << o.err;
-    for (const auto& s : needles)
-      EXPECT_NE(o.err.find(s), std::string::npos) << "stderr lacks \"" << s << "\"; stderr was:\n" << o.err;
-    for (const auto& e : fs::directory_iterator(out_dir_)) {
-      const std::string name = e.path().filename().string();
-      if (name == "res.log")
-        EXPECT_NE(read_text(e.path().string()).find("Error:"), std::string::npos) << "res.log lacks the error";
-      else
-        ADD_FAILURE() << "left behind in the output directory: " << name;
-    }
-    for (const auto& e : fs::recursive_directory_iterator(tmp_.path("")))
-      EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
-    for (const auto& e : fs::directory_iterator(out_dir_)) fs::remove_all(e.path());
+    expect_named_failure(args, needles, tmp_, out_dir_);
   }
 
   void expect_rejected(const std::string& input_args, const std::vector<std::string>& needles) {
@@ -92,7 +69,7 @@ class BgenBadInput : public ::testing::Test {
 
 TEST_F(BgenBadInput, GoodFileIsAccepted) {
   for (const auto& cmd : commands) {
-    const outcome o = run_pmx(cmd + " --bgen " + shq(good_) + " --threads 2 --out " + shq(out_dir_ + "/res"));
+    const command_outcome o = run_pmx(cmd + " --bgen " + shq(good_) + " --threads 2 --out " + shq(out_dir_ + "/res"));
     EXPECT_EQ(o.rc, 0) << cmd << ": " << o.err;
   }
   EXPECT_TRUE(fs::exists(out_dir_ + "/res.bed"));
