@@ -14,6 +14,7 @@
 #include "panoramix/error.hpp"
 #include "panoramix/plink_write.hpp"
 #include "bgen_test_files.hpp"
+#include "shared_data_sets.hpp"
 #include "test_support.hpp"
 #include "vcf_test_files.hpp"
 
@@ -155,27 +156,12 @@ void expect_plink2_fileset(const std::string& file, const bgen_options& o, const
   expect_same_fileset(read_fileset(ours), read_fileset(ref));
 }
 
-struct data_set {
-  const char* prefix;
-  const char* chr_flags;
-  int autosomes;
-};
-const data_set data_sets[] = {
-    {"bglr_mice/mice", "--chr-set 19", 19},
-    {"bglr_wheat/wheat_dart", "", 22},
-    {"gapit_maize282/mdp_maize282", "", 22},
-    {"hapmap3_1kg_flashpca/1kg.ref.phase1_release_v3.20101123_thinned_autosomal_overlap", "", 22},
-    {"hapmap3_1kg_flashpca/HM3_thinned_autosomal_overlap", "", 22},
-    {"rice44k/UNL", "", 22},
-    {"synbreed_cattle/cattle", "--cow", 29},
-};
-
 // Every data set exported by plink2 as BGEN v1.2 (zlib) and v1.3 (zstd), 8 and 16 bits, reads back
 // as plink2 reads it, with the sample block's IDs and with the .sample file's.
 TEST(BgenFile, SharedDataSetsAsPlink2ReadsThem) {
   PMX_REQUIRE_PLINK2();
   int seen = 0;
-  for (const data_set& d : data_sets) {
+  for (const data_set& d : shared_data_sets) {
     const std::string bfile = shared_data(d.prefix);
     if (bfile.empty()) continue;
     ++seen;
