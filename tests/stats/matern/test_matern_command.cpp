@@ -73,6 +73,14 @@ TEST(MaternCommand, DistanceFileAgainstArb) {
     const double want = sigma2 * arb_matern(hs[i], nu, rho).C;
     EXPECT_NEAR(brows[i][1], want, 1e-13 * want) << hs[i];
   }
+  // The default (--method auto) for C alone on the CPU is that route, and says so in the log.
+  ASSERT_EQ(panoramix("matern --distances " + d.path("d.txt") + " --nu 1.3 --rho 0.7 --sigma2 2 --device cpu --out " +
+                      d.path("a")),
+            0);
+  const auto arows = read_matern(d.path("a.matern"), header);
+  ASSERT_EQ(arows.size(), brows.size());
+  for (size_t i = 1; i < arows.size(); ++i) EXPECT_EQ(arows[i][1], brows[i][1]) << hs[i];
+  EXPECT_NE(read_text(d.path("a.log")).find("Method: bessel (--method auto)"), std::string::npos);
 }
 
 // Each bad input exits non-zero, names the problem (file and line for distances) and leaves no
@@ -94,7 +102,8 @@ TEST(MaternCommand, BadInputIsNamedAndNothingIsWritten) {
       {"--distances " + d.path("neg.txt"), "neg.txt:3: distance must be >= 0"},
       {"--distances " + d.path("nan.txt"), "nan.txt:2: distance 'nan' is not finite"},
       {"--distances " + d.path("word.txt"), "word.txt:2: distance 'abc' is not a number"},
-      {"--distances " + d.path("good.txt") + " --nu 200", "above the quadrature's range"},
+      {"--distances " + d.path("good.txt") + " --nu 200 --derivatives", "above the quadrature's range"},
+      {"--distances " + d.path("good.txt") + " --nu 200 --method quadrature", "above the quadrature's range"},
       {"--nu 1", "exactly one of --distances"},
   };
   for (const bad& b : cases) {
