@@ -13,6 +13,7 @@
 #include "bgen_test_files.hpp"
 #include "panoramix/bgen_files.hpp"
 #include "panoramix/error.hpp"
+#include "mutant_checks.hpp"
 #include "test_support.hpp"
 
 namespace pmx::test {
@@ -70,17 +71,12 @@ TEST(BgenMutations, ReaderFailsOnlyWithPmxErrorsNamingTheFile) {
       std::mt19937_64 rng(std::hash<std::string>{}(sd.name) + static_cast<uint64_t>(i));
       const std::string path = tmp.path("mutant." + sd.name);
       write_file(path, mutate(sd.bytes, rng));
-      try {
+      expect_read_or_named_error(path, sd.name + " mutant " + std::to_string(i), [&] {
         bgen_options o;
         o.threads = 1 + i % 2;
         const bgen_genotypes b(path, o);
         if (b.n_variants() > 0) (void)b.read_block(0, b.n_variants());
-      } catch (const error& e) {
-        EXPECT_NE(std::string(e.what()).find(path), std::string::npos)
-            << sd.name << " mutant " << i << ": message without the file: " << e.what();
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << sd.name << " mutant " << i << ": not a pmx::error: " << e.what();
-      }
+      });
       if (HasFailure()) return;
     }
   }

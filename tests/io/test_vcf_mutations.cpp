@@ -12,6 +12,7 @@
 
 #include "panoramix/error.hpp"
 #include "panoramix/vcf_files.hpp"
+#include "mutant_checks.hpp"
 #include "test_support.hpp"
 #include "vcf_test_files.hpp"
 
@@ -97,15 +98,10 @@ TEST(VcfMutations, ReaderFailsOnlyWithPmxErrorsNamingTheFile) {
       std::mt19937_64 rng(std::hash<std::string>{}(sd.name) + static_cast<uint64_t>(i));
       const std::string path = tmp.path("mutant." + sd.name);
       write_file(path, mutate(sd.bytes, rng, sd.text));
-      try {
+      expect_read_or_named_error(path, sd.name + " mutant " + std::to_string(i), [&] {
         const vcf_genotypes v(path, {.half_call = vcf_half_call(i % 4)});
         if (v.n_variants() > 0) (void)v.read_block(0, v.n_variants());
-      } catch (const error& e) {
-        EXPECT_NE(std::string(e.what()).find(path), std::string::npos)
-            << sd.name << " mutant " << i << ": message without the file: " << e.what();
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << sd.name << " mutant " << i << ": not a pmx::error: " << e.what();
-      }
+      });
       if (HasFailure()) return;
     }
   }
