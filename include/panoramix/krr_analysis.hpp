@@ -26,6 +26,12 @@
 
 namespace pmx {
 
+/// Where the Gaussian kernel matrix lives: `automatic` keeps it in device memory (resident: no
+/// n × n matrix on the host) where that path applies — a cuda executor, the Gaussian kernel, no
+/// --cv, fp32/adaptive, no missing calls — and on the host otherwise (saying why in the log);
+/// `device` makes those conditions an error; `host` always builds the host Gram matrix.
+enum class kernel_residence { automatic, host, device };
+
 struct krr_analysis_options {
   std::string bfile;  ///< training fileset (for messages; the context opens it)
   std::string extract;
@@ -43,6 +49,7 @@ struct krr_analysis_options {
   krr_cv_options cv{.folds = 0, .gamma_grid = {}, .alpha_grid = {}, .seed = 1};
   std::string predict;  ///< TEST fileset prefix; empty: no prediction
   kernel_ridge_options solve;
+  kernel_residence kernel_on = kernel_residence::automatic;
 };
 
 struct krr_analysis {

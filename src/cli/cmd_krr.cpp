@@ -11,6 +11,7 @@ namespace {
 struct krr_cli {
   krr_analysis_options a;
   std::string kernel = "gaussian";
+  std::string kernel_on = "auto";
   solver_flags solver;
 };
 
@@ -21,6 +22,8 @@ void run_krr(const common_options& o, const krr_cli& c, run_log& log) {
   a.chromosomes = chromosomes(o);
   a.kernel = c.kernel == "ibs" ? kernel_type::ibs : kernel_type::gaussian;
   a.solve = solver_options(c.solver, a.solve);
+  a.kernel_on = c.kernel_on == "host" ? kernel_residence::host
+                : c.kernel_on == "device" ? kernel_residence::device : kernel_residence::automatic;
   check_krr_options(a);  // before reading anything
   forwarding_analysis_log<run_log> to_log(log);
   const analysis_context ctx = genotype_analysis_context(o, log, to_log, a.chromosomes);
@@ -82,6 +85,10 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--alpha-grid", c->a.cv.alpha_grid, "--cv: alphas to try (A1,A2,...; default --alpha)")->delimiter(',');
   cmd->add_option("--cv-seed", c->a.cv.seed, "--cv: seed of the fold assignment (default 1)");
   cmd->add_option("--predict", c->a.predict, "TEST fileset PREFIX to predict");
+  cmd->add_option("--kernel-on", c->kernel_on,
+                  "auto|host|device: where K lives (auto: device memory with --device cuda, the Gaussian kernel, "
+                  "no --cv, fp32/adaptive and no missing calls; else the host)")
+      ->check(CLI::IsMember({"auto", "host", "device"}));
   add_solver_options(cmd, c->solver, c->a.solve);
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) { run_krr(*opt, *c, log); });

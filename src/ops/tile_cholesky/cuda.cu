@@ -281,29 +281,12 @@ std::vector<tile_block> precision_blocks(const tile_precision_map& map) {
   return out;
 }
 
-// Device memory grown on demand and kept between calls (the refinement solves and residuals).
-class scratch {
- public:
-  ~scratch() { release(); }
-  template <class T>
-  T* get(size_t count) {
-    const size_t bytes = std::max<size_t>(count * sizeof(T), 16);
-    if (bytes > bytes_) {
-      release();
-      PMX_CUDA_CHECK(cudaMalloc(&p_, bytes));
-      bytes_ = bytes;
-    }
-    return static_cast<T*>(p_);
-  }
-  void release() {
-    if (p_) cudaFree(p_);
-    p_ = nullptr, bytes_ = 0;
-  }
-
- private:
-  void* p_ = nullptr;
-  size_t bytes_ = 0;
-};
+// `count` values of T in a buffer kept between calls (the refinement's solves and residuals), grown on demand.
+template <class T>
+T* typed_buffer(detail::device_buffer& b, size_t count) {
+  b.reserve(std::max<size_t>(count * sizeof(T), 16));
+  return static_cast<T*>(b.get());
+}
 
 // A second stream (the look-ahead's) with its own cuBLAS handle, and the context's cuSOLVER handle lent to it; the
 // destructor gives the cuSOLVER handle back to the context's stream and frees the rest.
@@ -375,9 +358,9 @@ class device_factor final : public tile_cholesky::factor {
   void solve(double* B, int64_t ldb, int64_t m) const override {
     detail::cuda_scope scope(exec_);
     cudaStream_t s = scope.ctx.stream;
-    double* dB = solve_b_.get<double>(size_t(n_ * m));
-    float* X = solve_x_.get<float>(size_t(np_ * m));
-    float* tmp = solve_t_.get<float>(size_t(T_ * m));
+    double* dB = typed_buffer<double>(solve_b_, size_t(n_ * m));
+    float* X = typed_buffer<float>(solve_x_, size_t(np_ * m));
+    float* tmp = typed_buffer<float>(solve_t_, size_t(T_ * m));
     PMX_CUDA_CHECK(cudaMemcpy2DAsync(dB, sizeof(double) * n_, B, sizeof(double) * ldb, sizeof(double) * n_, size_t(m),
                                      cudaMemcpyHostToDevice, s));
     to_float_kernel<<<blocks_for(np_ * m), threads_per_block, 0, s>>>(dB, n_, n_, np_, m, X);
@@ -415,8 +398,8 @@ class device_factor final : public tile_cholesky::factor {
   void residual(const double* W, const double* Y, double* R, int64_t m) const override {
     detail::cuda_scope scope(exec_);
     cudaStream_t s = scope.ctx.stream;
-    double* dW = residual_w_.get<double>(size_t(n_ * m));
-    double* dR = residual_r_.get<double>(size_t(n_ * m));
+    double* dW = typed_buffer<double>(residual_w_, size_t(n_ * m));
+    double* dR = typed_buffer<double>(residual_r_, size_t(n_ * m));
     PMX_CUDA_CHECK(cudaMemcpyAsync(dW, W, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
     PMX_CUDA_CHECK(cudaMemcpyAsync(dR, Y, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
     const double minus_one = -1.0, one = 1.0, minus_shift = -shift_;
@@ -690,7 +673,7 @@ class device_factor final : public tile_cholesky::factor {
   float* inverse_ = nullptr;  // nt inverses of the diagonal tiles, T × T each
   const double* A_ = nullptr;
   std::vector<void*> owned_;
-  mutable scratch solve_b_, solve_x_, solve_t_, residual_w_, residual_r_;
+  mutable detail::device_buffer solve_b_, solve_x_, solve_t_, residual_w_, residual_r_;
   mutable double norm_inf_ = -1;
 };
 

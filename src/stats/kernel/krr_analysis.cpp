@@ -12,6 +12,7 @@
 #include "panoramix/ops/dense_linalg.hpp"
 #include "panoramix/krr_cross_validation.hpp"
 #include "panoramix/phenotypes.hpp"
+#include "stats/kernel/resident_krr.hpp"
 #include "stats/kernel/training_records.hpp"
 
 namespace pmx {
@@ -38,6 +39,44 @@ krr_cv_options cv_options(const krr_analysis_options& o) {
   if (c.gamma_grid.empty() && o.gamma > 0) c.gamma_grid = {o.gamma};
   if (c.alpha_grid.empty() && !std::isnan(o.alpha)) c.alpha_grid = {o.alpha};
   return c;
+}
+
+// Why K cannot stay in device memory for this run (empty: it can; resident_krr.hpp).
+std::string resident_refusal(const krr_analysis_options& o, const executor& exec, int64_t train_missing,
+                             const genotype_source* test) {
+  if (o.kernel != kernel_type::gaussian) return "the device path builds the Gaussian kernel only";
+  if (o.cv.folds != 0) return "--cv cuts every fold's kernel from one host Gram matrix";
+  return detail::resident_krr_refusal(exec, o.solve, train_missing, test);
+}
+
+// Build, Associate and Predict with K in device memory, results into r as the host path leaves them.
+void run_resident(const krr_analysis_options& o, const executor& exec, const genotype_source& train,
+                  const genotype_source* test, const std::vector<double>& cov, int64_t nc,
+                  const detail::training_records& tr, krr_analysis& r, analysis_log& log) {
+  const int64_t t = tr.traits();
+  detail::resident_krr_problem p;
+  p.train = &train, p.fitted = tr.fitted, p.test = test;
+  p.gamma = o.gamma, p.alpha = o.alpha;
+  p.covariates = nc ? cov.data() : nullptr, p.nc = nc;
+  p.Y = tr.Y.data(), p.traits = t, p.solve = o.solve;
+  r.gamma.assign(static_cast<size_t>(t), o.gamma), r.alpha.assign(static_cast<size_t>(t), o.alpha);
+  log.begin("kernel on the device, associate, predict");
+  detail::resident_krr_result res = detail::run_resident_krr(exec, p, log);
+  log.end();
+  for (const auto& [name, seconds] : res.build_seconds) log.substage("build: " + name, seconds);
+  for (const auto& [name, seconds] : res.solution.stage_seconds) log.substage("associate: " + name, seconds);
+  for (const auto& [name, seconds] : res.predict_seconds) log.substage("predict: " + name, seconds);
+  if (!res.solution.fallback.empty())
+    log.message("Warning: " + std::string(solve_precision_name(o.solve.precision)) + " solve fell back to fp64: " +
+                res.solution.fallback);
+  log.message("(K + alpha I) W = Y, gamma " + num(o.gamma) + ", alpha " + num(o.alpha) + ", " + std::to_string(t) +
+              " phenotype(s): " + detail::describe_solve(res.solution, o.solve) + "; backward error " +
+              num(res.solution.backward_error));
+  r.solution = std::move(res.solution);
+  r.predictions = std::move(res.predictions);
+  const int64_t n_test = test ? test->n_samples() : 0;
+  for (int64_t c = 0; c < t; ++c)
+    for (int64_t i = 0; i < n_test; ++i) r.predictions[c * n_test + i] += r.trait_means[c];
 }
 
 }  // namespace
@@ -130,6 +169,18 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   std::vector<double> p(static_cast<size_t>(m));
   for (int64_t j = 0; j < m; ++j) p[j] = grm_frequency(af.a1[j]);
   log.end();
+  if (opt.kernel_on != kernel_residence::host) {
+    const std::string why = resident_refusal(opt, exec, af.total_missing(), test.get());
+    if (why.empty()) {
+      run_resident(opt, exec, *train, test.get(), cov, nc, tr, r, log);
+      if (test)
+        r.accuracy = detail::measure_test_predictions(pt, opt.pheno, r.traits, r.test_fid, r.test_iid,
+                                                      r.predictions.data(), log);
+      return r;
+    }
+    if (opt.kernel_on == kernel_residence::device) throw input_error("--kernel-on device: " + why);
+    if (exec.kind() == backend::cuda) log.message("Kernel matrix on the host: " + why);
+  }
   log.begin("kernel");
   const genotype_gram g = compute_genotype_gram(exec, all, opt.kernel, p, &log);
   for (const auto& [name, seconds] : g.stage_seconds) log.substage(name, seconds);

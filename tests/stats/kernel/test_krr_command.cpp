@@ -19,7 +19,7 @@ namespace pmx {
 using namespace test;
 namespace {
 
-const std::string oracle = std::filesystem::path(__FILE__).parent_path() / "krr_sklearn_oracle.py";
+const std::string oracle = std::filesystem::path(PMX_TEST_DIR) / "krr_sklearn_oracle.py";
 
 
 struct oracle_result {
@@ -154,6 +154,9 @@ TEST(KrrCommand, BadInputIsRefusedByName) {
       {base + "--gamma 1e-3 --alpha 1 --precision adaptive --accuracy 0", "--accuracy"},
       {base + "--gamma 1e-3 --alpha 1 --tile 4", "--tile"},
       {base + "--gamma 1e-3 --alpha 1 --pheno-name height", "exactly one"},
+      {base + "--gamma 1e-3 --alpha 1 --precision adaptive --kernel-on device --device cpu", "needs --device cuda"},
+      {base + "--kernel ibs --alpha 1 --precision fp32 --kernel-on device", "Gaussian kernel only"},
+      {base + "--gamma 1e-3 --alpha 1 --precision fp32 --kernel-on device --cv 3", "--cv"},
   };
   for (size_t k = 0; k < cases.size(); ++k) {
     const std::string out = dir + "/bad" + std::to_string(k);

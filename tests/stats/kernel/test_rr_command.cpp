@@ -20,7 +20,7 @@ namespace pmx {
 using namespace test;
 namespace {
 
-const std::string oracle = std::filesystem::path(__FILE__).parent_path() / "rr_sklearn_oracle.py";
+const std::string oracle = std::filesystem::path(PMX_TEST_DIR) / "rr_sklearn_oracle.py";
 
 
 struct oracle_result {
