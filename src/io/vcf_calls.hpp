@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 
+#include "panoramix/genotype_view.hpp"
 #include "panoramix/vcf_files.hpp"
 
 namespace pmx::io {
@@ -12,16 +13,34 @@ namespace pmx::io {
 /// htslib's GT encoding: (allele + 1) << 1 | phased; 0 or 1 = missing allele ('.'); a sample of
 /// lower ploidy than the record's widest is padded with `gt_vector_end`.
 inline constexpr int32_t gt_vector_end = INT32_MIN + 1;
+/// The same padding in a BCF record's own 8-bit GT values (records of fewer than 63 alleles).
+inline constexpr int8_t gt8_vector_end = INT8_MIN + 1;
 /// Integer FORMAT values: missing ('.') and padding.
 inline constexpr int32_t int_missing = INT32_MIN;
 inline constexpr int32_t int_vector_end = INT32_MIN + 1;
 
+/// ALT copies (0, 1, 2) -> .bed code; A1 = ALT, so two ALT copies are "homozygous A1".
+constexpr uint8_t code_of_alt_count(int copies) {
+  constexpr uint8_t codes[3] = {code_hom_a2, code_het, code_hom_a1};
+  return codes[copies];
+}
+
 /// What went wrong in a row, for the reader's message (sample < 0: nothing).
 struct gt_row_problem {
   int64_t sample = -1;
-  enum class kind { none, half_call, bad_allele } what = kind::none;
+  enum class kind { none, half_call, bad_allele, malformed } what = kind::none;
   int allele = 0;  ///< with bad_allele: the allele index found
 };
+
+/// One call's .bed code from its GT as counted: `ploidy` alleles written, `called` of them not
+/// '.', `alt` the sum of their allele indices (ALT copies). Ploidy 0 or above 2 and no called
+/// allele: missing; ploidy 1: homozygous (plink2's .bed); a half-call ("./1") by `half`, `refused`
+/// when `half` is error.
+struct call_rule {
+  uint8_t code;
+  bool half_call, refused;
+};
+call_rule apply_call_rule(int ploidy, int called, int alt, vcf_half_call half);
 
 /// Writes the codes of `n` samples into `row` (ceil(n/4) bytes, zeroed by the caller: padding calls
 /// stay 0). `gt` holds `stride` values per sample; `n_alleles` is 1 (ALT ".") or 2. Returns the
@@ -29,6 +48,10 @@ struct gt_row_problem {
 /// with vcf_half_call::error, an allele index >= n_alleles) and reports it in `problem`.
 int64_t encode_gt_row(const int32_t* gt, int stride, int64_t n, int n_alleles, vcf_half_call half,
                       uint8_t* row, gt_row_problem& problem);
+
+/// encode_gt_row on the 8-bit GT values as a BCF record stores them (no widening to int32).
+int64_t encode_gt_row8(const int8_t* gt, int stride, int64_t n, int n_alleles, vcf_half_call half, uint8_t* row,
+                       gt_row_problem& problem);
 
 /// Sets to missing the calls of samples whose first value in `values` (`stride` per sample) is
 /// below `min` (missing values and padding leave the call as it is). Returns how many calls

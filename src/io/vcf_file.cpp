@@ -5,6 +5,7 @@
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
 #include <htslib/hts.h>
+#include <htslib/kseq.h>
 #include <htslib/vcf.h>
 #include <sys/stat.h>
 
@@ -15,13 +16,14 @@
 #include <unordered_set>
 
 #include "io/vcf_calls.hpp"
+#include "io/vcf_text_calls.hpp"
 #include "io/vcf_sample_ids.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/vcf_files.hpp"
 
 namespace pmx {
 
-static_assert(bcf_gt_missing == 0 && bcf_int32_vector_end == io::gt_vector_end &&
+static_assert(bcf_gt_missing == 0 && bcf_int32_vector_end == io::gt_vector_end && bcf_int8_vector_end == io::gt8_vector_end &&
                   bcf_int32_missing == io::int_missing && bcf_int32_vector_end == io::int_vector_end,
               "vcf_calls.hpp restates htslib's encoding");
 
@@ -45,6 +47,23 @@ struct hts_buffer {
   int capacity = 0;
   ~hts_buffer() { std::free(data); }
 };
+
+struct kstring_guard {
+  kstring_t s = {0, 0, nullptr};
+  ~kstring_guard() { std::free(s.s); }
+};
+
+// Where the tab-separated column `k` (0-based) of a line starts: its offset, or npos when the line
+// has fewer columns.
+size_t column_start(const char* line, size_t length, int k) {
+  size_t at = 0;
+  for (int c = 0; c < k; ++c) {
+    const void* tab = std::memchr(line + at, '\t', length - at);
+    if (!tab) return std::string::npos;
+    at = static_cast<size_t>(static_cast<const char*>(tab) - line) + 1;
+  }
+  return at;
+}
 
 std::string describe_format(const htsFormat& f) {
   std::string s = f.format == bcf ? "BCF" : "VCF";
@@ -165,6 +184,37 @@ vcf_genotypes::vcf_genotypes(const std::string& path, const vcf_options& opt, pr
   struct stat st {};
   const double file_bytes = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? double(st.st_size) : 0;
 
+  // VCF text: htslib parses the eight fixed columns of each line (against a copy of the header
+  // without samples) and the sample columns are read here straight into the row
+  // (vcf_text_calls.hpp); BCF records are read whole by htslib.
+  const bool text = fmt.format == vcf;
+  std::unique_ptr<bcf_hdr_t, header_destroyer> fixed(text ? bcf_hdr_subset(hdr.get(), 0, nullptr, nullptr) : nullptr);
+  if (text && !fixed) throw input_error(path + ": cannot read the " + format_ + " header");
+  kstring_guard line, head;  // the line as read; its eight fixed columns for htslib
+  size_t format_at = std::string::npos;  // where the line's FORMAT column starts
+  std::vector<int32_t> text_gq, text_dp;
+  auto read_record = [&](bcf1_t* r) -> int {
+    if (!text) return bcf_read(fp.get(), hdr.get(), r);
+    const int got = hts_getline(fp.get(), KS_SEP_LINE, &line.s);
+    if (got < 0) return got;
+    while (line.s.l > 0 && line.s.s[line.s.l - 1] == '\r') line.s.s[--line.s.l] = '\0';
+    format_at = column_start(line.s.s, line.s.l, 8);
+    const size_t fixed_length = format_at == std::string::npos ? line.s.l : format_at - 1;
+    head.s.l = 0;
+    kputsn(line.s.s, fixed_length, &head.s);
+    if (vcf_parse(&head.s, fixed.get(), r) < 0 && r->errcode == 0) r->errcode = BCF_ERR_CHAR;
+    return 0;
+  };
+  // Sample columns of a text line (0 when it ends at or before FORMAT).
+  auto text_samples = [&]() -> std::pair<const char*, const char*> {
+    if (format_at == std::string::npos) return {nullptr, nullptr};
+    const char* f = line.s.s + format_at;
+    const char* end = line.s.s + line.s.l;
+    const void* tab = std::memchr(f, '\t', static_cast<size_t>(end - f));
+    if (!tab) return {nullptr, nullptr};
+    return {static_cast<const char*>(tab) + 1, end};
+  };
+
   std::unique_ptr<bcf1_t, record_destroyer> rec(bcf_init());
   hts_buffer<int32_t> gt, ints;
   hts_buffer<float> floats;
@@ -180,19 +230,21 @@ vcf_genotypes::vcf_genotypes(const std::string& path, const vcf_options& opt, pr
   // record on, as plink2 does; the other error bits mean a record it could not read.
   const int tolerated = BCF_ERR_CTG_UNDEF | BCF_ERR_TAG_UNDEF;
   int status = 0;
-  while ((status = bcf_read(fp.get(), hdr.get(), rec.get())) == 0) {
+  while ((status = read_record(rec.get())) == 0) {
     const int64_t r = ++counts_.records;
-    last_chrom_name = bcf_seqname_safe(hdr.get(), rec.get());
+    last_chrom_name = bcf_seqname_safe(text ? fixed.get() : hdr.get(), rec.get());
     if (compressed_data_error(fp.get()))
       throw input_error(where(r) + ": corrupt or truncated compressed data");
     if (rec->errcode & ~tolerated)
       throw input_error(where(r) + ": " + record_errors(rec->errcode & ~tolerated));
     // htslib reads a line without FORMAT and sample columns as a record without calls, and a POS
     // that is not a number as 0: a VCF line cut short, or a broken one.
-    if (rec->n_sample != static_cast<uint32_t>(n))
+    if (!text && rec->n_sample != static_cast<uint32_t>(n))
       throw input_error(where(r) + ": " + std::to_string(rec->n_sample) + " sample columns, the header names " +
                         std::to_string(n) + " (a line cut short?)");
-    if (rec->pos < 0 && fmt.format == vcf && !pos_field_is_zero(fp->line))
+    if (text && text_samples().first == nullptr)
+      throw input_error(where(r) + ": 0 sample columns, the header names " + std::to_string(n) + " (a line cut short?)");
+    if (rec->pos < 0 && text && !pos_field_is_zero(line.s))
       throw input_error(where(r) + ": POS is not a number");
     last_locus = locus(r);
     if (bcf_unpack(rec.get(), BCF_UN_STR) != 0) throw input_error(where(r) + ": cannot unpack the record");
@@ -222,7 +274,21 @@ vcf_genotypes::vcf_genotypes(const std::string& path, const vcf_options& opt, pr
     const size_t at = rows_.size();
     rows_.resize(at + static_cast<size_t>(row_bytes_), 0);
     uint8_t* row = rows_.data() + at;
-    const int ngt = bcf_get_genotypes(hdr.get(), rec.get(), &gt.data, &gt.capacity);
+    io::format_keys keys;
+    if (text) {
+      const char* f = line.s.s + format_at;
+      keys = io::find_format_keys({f, static_cast<size_t>(text_samples().first - 1 - f)});
+    }
+    // BCF: the record's own 8-bit GT values where it stores them so (fewer than 63 alleles), read in
+    // place; others through htslib's widening copy.
+    const bcf_fmt_t* gt8 = nullptr;
+    if (!text && bcf_unpack(rec.get(), BCF_UN_FMT) == 0) {
+      const bcf_fmt_t* f = bcf_get_fmt(hdr.get(), rec.get(), "GT");
+      if (f && f->p && f->type == BCF_BT_INT8 && f->n > 0) gt8 = f;
+    }
+    const int ngt = text   ? (keys.gt >= 0 ? 1 : 0)
+                    : gt8 ? gt8->n * static_cast<int>(n)
+                          : bcf_get_genotypes(hdr.get(), rec.get(), &gt.data, &gt.capacity);
     if (ngt <= 0) {
       if (!gt_declared && !gt_seen)
         throw input_error(where(r) + ": no GT field, and the header declares no FORMAT/GT: there are "
@@ -232,23 +298,47 @@ vcf_genotypes::vcf_genotypes(const std::string& path, const vcf_options& opt, pr
     } else {
       gt_seen = true;
       io::gt_row_problem problem;
-      counts_.half_calls += io::encode_gt_row(gt.data, ngt / static_cast<int>(n), n, rec->n_allele,
-                                              opt.half_call, row, problem);
+      if (text) {
+        const auto [begin, end] = text_samples();
+        const io::text_row t = io::encode_gt_text(begin, end, n, keys, rec->n_allele, opt.half_call, row,
+                                                  opt.min_gq >= 0 ? &text_gq : nullptr,
+                                                  opt.min_dp >= 0 ? &text_dp : nullptr);
+        if (t.columns != n && t.problem.sample < 0)
+          throw input_error(where(r) + ": the wrong number of columns: " +
+                            (t.columns > n ? "more than " + std::to_string(n) : std::to_string(t.columns)) +
+                            " sample columns, the header names " + std::to_string(n));
+        counts_.half_calls += t.half_calls;
+        problem = t.problem;
+      } else if (gt8) {
+        counts_.half_calls += io::encode_gt_row8(reinterpret_cast<const int8_t*>(gt8->p), gt8->n, n, rec->n_allele,
+                                                 opt.half_call, row, problem);
+      } else {
+        counts_.half_calls += io::encode_gt_row(gt.data, ngt / static_cast<int>(n), n, rec->n_allele,
+                                                opt.half_call, row, problem);
+      }
       if (problem.sample >= 0) {
         const std::string who = "sample '" + ids[static_cast<size_t>(problem.sample)] + "'";
         if (problem.what == io::gt_row_problem::kind::half_call)
           throw input_error(where(r) + ": " + who + " has a half-call (one allele missing, as in "
                             "'./1'); say what it means with --vcf-half-call missing|haploid|reference");
+        if (problem.what == io::gt_row_problem::kind::malformed)
+          throw input_error(where(r) + ": " + who + " has a GT that is not alleles separated by '/' or '|'");
         throw input_error(where(r) + ": " + who + " has GT allele " + std::to_string(problem.allele) +
                           " but the record has " + std::to_string(rec->n_allele) + " allele(s)");
       }
       if (opt.min_gq >= 0) {
-        const int stride = format_ints(hdr.get(), rec.get(), "GQ", ints, floats);
-        if (stride > 0) counts_.gq_masked += io::mask_below(ints.data, stride, n, opt.min_gq, row);
+        if (text) {
+          if (keys.gq >= 0) counts_.gq_masked += io::mask_below(text_gq.data(), 1, n, opt.min_gq, row);
+        } else if (const int stride = format_ints(hdr.get(), rec.get(), "GQ", ints, floats); stride > 0) {
+          counts_.gq_masked += io::mask_below(ints.data, stride, n, opt.min_gq, row);
+        }
       }
       if (opt.min_dp >= 0) {
-        const int stride = format_ints(hdr.get(), rec.get(), "DP", ints, floats);
-        if (stride > 0) counts_.dp_masked += io::mask_below(ints.data, stride, n, opt.min_dp, row);
+        if (text) {
+          if (keys.dp >= 0) counts_.dp_masked += io::mask_below(text_dp.data(), 1, n, opt.min_dp, row);
+        } else if (const int stride = format_ints(hdr.get(), rec.get(), "DP", ints, floats); stride > 0) {
+          counts_.dp_masked += io::mask_below(ints.data, stride, n, opt.min_dp, row);
+        }
       }
     }
     variant_record v;

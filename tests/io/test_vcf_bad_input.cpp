@@ -164,6 +164,13 @@ TEST_F(VcfBadInput, TooFewColumns) {
   expect_rejected("--vcf " + shq(q), {q + ": record 2", "the wrong number of columns"});
 }
 
+TEST_F(VcfBadInput, TooManyColumnsAndMalformedGt) {
+  const std::string p = vcf_with("cols3.vcf", "1\t10\tv1\tA\tG\t.\t.\t.\tGT\t0/1\t0/0\t0/0\t1/1\n");
+  expect_rejected("--vcf " + shq(p), {p + ": record 1 (1:10)", "the wrong number of columns", "more than 3"});
+  const std::string q = vcf_with("badgt.vcf", "1\t10\tv1\tA\tG\t.\t.\t.\tGT:DP\t0/1:4\t0/x:5\t0/0:3\n");
+  expect_rejected("--vcf " + shq(q), {q + ": record 1 (1:10)", "sample 's2'", "GT that is not alleles"});
+}
+
 TEST_F(VcfBadInput, PositionNotANumber) {
   const std::string p = vcf_with("pos.vcf", "1\t10\tv1\tA\tG\t.\t.\t.\tGT\t0/1\t0/0\t0/0\n"
                                             "1\tten\tv2\tA\tG\t.\t.\t.\tGT\t0/1\t0/0\t0/0\n");
