@@ -13,6 +13,11 @@
 #if PMX_HAVE_ZSTD
 #include <zstd.h>
 #endif
+#if PMX_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+
+#include <memory>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -113,7 +118,19 @@ std::string unpack(const mapped_file& f, const block_span& b, uint32_t compressi
   out.resize(b.unpacked);
   const uint8_t* src = f.data() + b.at;
   if (compression == 1) {
-#if PMX_HAVE_ZLIB
+#if PMX_HAVE_LIBDEFLATE
+    // One decompressor per thread (the blocks are inflated in parallel), kept for the thread's life.
+    thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> inflater(
+        libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
+    if (!inflater) throw std::bad_alloc();
+    size_t got = 0;
+    const libdeflate_result z = libdeflate_zlib_decompress(inflater.get(), src, b.stored, out.data(), b.unpacked, &got);
+    if (z == LIBDEFLATE_INSUFFICIENT_SPACE)
+      return "corrupt zlib block: it does not end within its stated " + std::to_string(b.unpacked) + " bytes";
+    if (z != LIBDEFLATE_SUCCESS) return "corrupt zlib block (invalid data)";
+    if (got != b.unpacked)
+      return "corrupt zlib block: " + std::to_string(got) + " bytes, the block says " + std::to_string(b.unpacked);
+#elif PMX_HAVE_ZLIB
     uLongf got = b.unpacked;
     const int z = ::uncompress(out.data(), &got, src, b.stored);
     if (z == Z_BUF_ERROR && got == b.unpacked)
@@ -168,7 +185,7 @@ bgen_genotypes::bgen_genotypes(const std::string& path, const bgen_options& opt,
                             "(v1.2/v1.3); convert it with e.g. `plink2 --bgen FILE ref-first --export bgen-1.2`");
   if (layout > 2) throw bad_header("layout " + std::to_string(layout) + " (1 or 2 defined)");
   // A build without the library of the file's compression says so (CMake finds zlib and zstd).
-  if ((compression == 1 && !PMX_HAVE_ZLIB) || (compression == 2 && !PMX_HAVE_ZSTD))
+  if ((compression == 1 && !PMX_HAVE_ZLIB && !PMX_HAVE_LIBDEFLATE) || (compression == 2 && !PMX_HAVE_ZSTD))
     throw unsupported_error(path + ": " + compression_name(compression) + "-compressed BGEN, and this build of "
                             "panoramix has no " + compression_name(compression) +
                             " (install zlib1g-dev / libzstd-dev and rebuild)");

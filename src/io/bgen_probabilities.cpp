@@ -54,32 +54,54 @@ call_regions regions(int bits, uint32_t t) {
 }
 
 // The usual block (unphased, every sample diploid, 8 or 16 bits) in one tight pass: values read as
-// bytes or little-endian words in order, four calls a row byte.
+// bytes or little-endian words in order, four calls a row byte written whole, the counts kept in
+// registers (the row's byte stores could alias the caller's counts). `code_of_x` (8 bits: x ≤ 510)
+// holds each x's code, 4 where the dosage is uncertain; null: the regions' comparisons.
 template <class T>
 std::string decode_diploid(const uint8_t* ploidy, const uint8_t* probs, int64_t n, const call_regions& r,
-                           uint8_t* row, bgen_row_counts& counts) {
+                           const uint8_t* code_of_x, uint8_t* row, bgen_row_counts& counts) {
   constexpr uint64_t m = T(~T(0));
-  static constexpr uint8_t code_of[3] = {code_hom_a2, code_het, code_hom_a1};  // by ALT count
+  constexpr uint8_t uncertain = 4;
+  int64_t missing = 0, unsure = 0;
+  unsigned byte = 0;
   for (int64_t i = 0; i < n; ++i) {
     T v[2];
     std::memcpy(v, probs + 2 * sizeof(T) * static_cast<size_t>(i), sizeof v);  // little-endian host
     const uint64_t a = v[0], b = v[1];
     uint8_t code = code_missing;
     if (ploidy[i] & 0x80) {
-      ++counts.missing;
+      ++missing;
     } else {
       if (a + b > m)
         return "sample " + std::to_string(i + 1) + ": probabilities sum above 1 (" + std::to_string(a) + " + " +
                std::to_string(b) + " > " + std::to_string(m) + ")";
       const uint64_t x = 2 * m - 2 * a - b;
-      if (x <= r.max0) code = code_of[0];
-      else if (x >= r.min1 && x <= r.max1) code = code_of[1];
-      else if (x >= r.min2) code = code_of[2];
-      else ++counts.uncertain;
+      code = code_of_x ? code_of_x[x]
+             : x <= r.max0                ? code_hom_a2
+             : x >= r.min1 && x <= r.max1 ? code_het
+             : x >= r.min2                ? code_hom_a1
+                                          : uncertain;
+      if (code == uncertain) code = code_missing, ++unsure;
     }
-    row[i >> 2] |= static_cast<uint8_t>(code << (2 * (i & 3)));
+    byte |= unsigned{code} << (2 * (i & 3));
+    if ((i & 3) == 3) row[i >> 2] = static_cast<uint8_t>(byte), byte = 0;
   }
+  if (n & 3) row[n >> 2] = static_cast<uint8_t>(byte);
+  counts.missing += missing, counts.uncertain += unsure;
   return {};
+}
+
+// code_of_x for 8-bit probabilities (x in [0, 510]) and threshold t, made once per t and kept.
+const uint8_t* codes_of_8bit_dosages(uint32_t t) {
+  thread_local uint32_t made_for = UINT32_MAX;
+  thread_local uint8_t table[511];
+  if (made_for != t) {
+    const call_regions r = regions(8, t);
+    for (uint64_t x = 0; x <= 510; ++x)
+      table[x] = x <= r.max0 ? code_hom_a2 : x >= r.min1 && x <= r.max1 ? code_het : x >= r.min2 ? code_hom_a1 : 4;
+    made_for = t;
+  }
+  return table;
 }
 
 }  // namespace
@@ -115,7 +137,13 @@ std::string decode_bgen_probabilities(const uint8_t* data, size_t size, int64_t 
   // Values per sample: unphased, ploidy 2 -> P(11), P(12); ploidy 1 -> P(1); phased: P(1) per
   // haplotype. Missing samples keep their (zero) values in the block.
   uint64_t values = 0;
-  for (int64_t i = 0; i < n; ++i) {
+  unsigned off = 0;  // one ploidy for all (the usual block): a check that vectorises
+  if (pmin == pmax)
+    for (int64_t i = 0; i < n; ++i) off |= static_cast<unsigned>(ploidy[i] & 63) ^ static_cast<unsigned>(pmin);
+  else
+    off = 1;
+  if (!off) values = static_cast<uint64_t>(n) * static_cast<uint64_t>(pmin);
+  for (int64_t i = 0; i < n && off; ++i) {
     const int p = ploidy[i] & 63;
     if (p < pmin || p > pmax)
       return "sample " + std::to_string(i + 1) + " has ploidy " + std::to_string(p) + ", outside the block's " +
@@ -130,9 +158,10 @@ std::string decode_bgen_probabilities(const uint8_t* data, size_t size, int64_t 
   const size_t probs_size = size - fixed;
   const uint64_t m = (uint64_t(1) << bits) - 1;
   const call_regions r = regions(bits, t);
-  if (!phased && pmin == 2 && pmax == 2 && bits == 8) return decode_diploid<uint8_t>(ploidy, probs, n, r, row, counts);
+  if (!phased && pmin == 2 && pmax == 2 && bits == 8)
+    return decode_diploid<uint8_t>(ploidy, probs, n, r, codes_of_8bit_dosages(t), row, counts);
   if (!phased && pmin == 2 && pmax == 2 && bits == 16)
-    return decode_diploid<uint16_t>(ploidy, probs, n, r, row, counts);
+    return decode_diploid<uint16_t>(ploidy, probs, n, r, nullptr, row, counts);
   static constexpr uint8_t code_of[3] = {code_hom_a2, code_het, code_hom_a1};  // by ALT count
   uint64_t bit = 0;
   for (int64_t i = 0; i < n; ++i) {
