@@ -1,0 +1,36 @@
+// `panoramix assoc --glm` from files to results: the phenotypes (one regression set each) and
+// covariates of the --pheno/--covar files matched to the genotyped samples by FID/IID, A1 chosen
+// from the founders' allele frequencies (as plink2), then run_linear_association per phenotype.
+// Writing is formats' job (association_files.hpp).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "panoramix/analysis_context.hpp"
+#include "panoramix/chromosome_set.hpp"
+#include "panoramix/linear_association.hpp"
+
+namespace pmx {
+
+struct association_options {
+  std::string pheno;                        ///< phenotype file (FID IID values..., header optional)
+  std::vector<std::string> pheno_names;     ///< columns by name or 1-based number
+  bool all_pheno = false;                   ///< every column (the default when no names are given)
+  std::string covar;                        ///< covariate file; empty: none
+  std::vector<std::string> covar_names;     ///< its columns; empty: all
+  bool covar_variance_standardize = false;  ///< plink2 --covar-variance-standardize
+  chromosome_set chromosomes = chromosome_set::human();
+};
+
+struct association_analysis {
+  std::vector<std::string> traits;
+  std::vector<linear_association> results;  ///< one per trait
+  std::vector<variant_record> variants;     ///< the tested variants, in order
+};
+
+/// Throws input_error for options that cannot work (no phenotype file).
+void check_association_options(const association_options& o);
+
+association_analysis run_association_analysis(const association_options& o, const analysis_context& ctx);
+
+}  // namespace pmx

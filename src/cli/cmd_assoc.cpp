@@ -1,0 +1,62 @@
+// panoramix assoc: genome-wide association (plink2 --glm's linear regression; issue #23).
+#include "cli/common.hpp"
+#include "panoramix/association_analysis.hpp"
+#include "panoramix/association_files.hpp"
+#include "panoramix/output_file.hpp"
+
+namespace pmx::cli {
+namespace {
+
+struct assoc_cli {
+  association_options a;
+  bool glm = false, hide_covar = false;
+};
+
+void run_assoc(const common_options& o, const assoc_cli& c, run_log& log) {
+  check_common_options(o);
+  if (!c.glm) throw input_error("say which test: --glm (linear regression, as plink2 --glm)");
+  association_options a = c.a;
+  a.chromosomes = chromosomes(o);
+  check_association_options(a);  // before reading anything
+  forwarding_analysis_log<run_log> to_log(log);
+  const analysis_context ctx = genotype_analysis_context(o, log, to_log, a.chromosomes);
+  const association_analysis r = run_association_analysis(a, ctx);
+  log.begin("write");
+  output_group out;
+  const std::string names = write_association(out, o.out, r, c.hide_covar);
+  out.commit_all();
+  log.end();
+  log.message("Written: " + names);
+}
+
+}  // namespace
+
+void add_assoc_command(CLI::App& app, int argc, char** argv, int& status) {
+  auto opt = std::make_shared<common_options>();
+  auto c = std::make_shared<assoc_cli>();
+  auto* cmd = app.add_subcommand("assoc", "genome-wide association: linear regression per variant (plink2 --glm)");
+  cmd->footer(
+      "Model (--glm, quantitative phenotypes): for each variant, over the samples with the phenotype,\n"
+      "  every covariate and a call there, y = b0 + b1 x + covariates + e by least squares; x counts\n"
+      "  A1, plink2's nonmajor allele (ALT unless its founder frequency is above 1/2). One file per\n"
+      "  phenotype: PREFIX.<trait>.glm.linear with plink2's columns #CHROM POS ID REF ALT A1 TEST\n"
+      "  OBS_CT BETA SE T_STAT P ERRCODE (ADD, then each covariate unless --hide-covar); NA rows name\n"
+      "  CONST_OMITTED_ALLELE, CORR_TOO_HIGH (|r| > 0.999 between predictors), VIF_TOO_HIGH (> 50).\n"
+      "  Only autosomal variants are tested (plink2 adds sex on X).\n"
+      "Example: panoramix assoc --bfile data --pheno y.txt --covar pcs.txt --glm --out gwas");
+  add_common_options(cmd, *opt, true);
+  cmd->add_option("--pheno", c->a.pheno, "phenotype FILE (FID IID values..., header optional)")->required();
+  cmd->add_option("--pheno-name", c->a.pheno_names, "phenotype columns by name or number (default all)")
+      ->delimiter(',');
+  cmd->add_option("--covar", c->a.covar, "covariate FILE (FID IID values..., header optional)");
+  cmd->add_option("--covar-name", c->a.covar_names, "covariate columns by name or number (default all)")
+      ->delimiter(',');
+  cmd->add_flag("--covar-variance-standardize", c->a.covar_variance_standardize,
+                "scale each covariate to mean 0, variance 1 (plink2's flag)");
+  cmd->add_flag("--glm", c->glm, "linear regression per variant (quantitative phenotypes)");
+  cmd->add_flag("--hide-covar", c->hide_covar, "write only the ADD rows (plink2 --glm hide-covar)");
+  cmd->callback(
+      [=, &status] { status = run_command(opt->out, argc, argv, [&](run_log& log) { run_assoc(*opt, *c, log); }); });
+}
+
+}  // namespace pmx::cli
