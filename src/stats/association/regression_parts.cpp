@@ -1,0 +1,133 @@
+// Pieces shared by the linear and logistic association regressions (regression_parts.hpp).
+#include "stats/association/regression_parts.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "panoramix/error.hpp"
+
+namespace pmx::detail {
+namespace {
+constexpr double max_corr = 0.999;  // plink2's --max-corr default
+constexpr double max_vif = 50;      // plink2's --vif default
+}  // namespace
+
+bool invert_spd(std::vector<double>& a, int P) {
+  for (int k = 0; k < P; ++k) {
+    const double d = a[k * P + k];
+    if (!(d > 0)) return false;
+    const double inv = 1 / d;
+    for (int j = 0; j < P; ++j) a[k * P + j] *= inv;
+    a[k * P + k] = inv;
+    for (int i = 0; i < P; ++i) {
+      if (i == k) continue;
+      const double f = a[i * P + k];
+      if (f == 0) continue;
+      for (int j = 0; j < P; ++j) a[i * P + j] -= f * a[k * P + j];
+      a[i * P + k] = -f * inv;
+    }
+  }
+  return true;
+}
+
+regression_design make_regression_design(std::span<const double> y, const double* c, int64_t q) {
+  regression_design d;
+  d.n = static_cast<int64_t>(y.size()), d.q = q, d.l = q + 2;
+  d.in.assign(static_cast<size_t>(d.n), 0);
+  for (int64_t i = 0; i < d.n; ++i) {
+    bool ok = std::isfinite(y[i]);
+    for (int64_t k = 0; k < q && ok; ++k) ok = std::isfinite(c[i * q + k]);
+    if (ok) d.in[i] = 1, d.kept.push_back(i);
+  }
+  const auto ns = static_cast<int64_t>(d.kept.size());
+  if (ns < q + 3)
+    throw input_error("--glm: " + std::to_string(ns) + " samples have the phenotype and every covariate; at least " +
+                      std::to_string(q + 3) + " are needed for " + std::to_string(q) + " covariate(s)");
+  std::vector<double> mean(static_cast<size_t>(q + 1), 0.0);  // covariates, then y
+  for (int64_t i : d.kept) {
+    for (int64_t k = 0; k < q; ++k) mean[k] += c[i * q + k];
+    mean[q] += y[i];
+  }
+  for (double& m : mean) m /= double(ns);
+  d.y_mean = mean[q];
+  d.rows.assign(static_cast<size_t>(d.n * d.l), 0.0);
+  for (int64_t i : d.kept) {
+    double* r = d.rows.data() + i * d.l;
+    r[0] = 1;
+    for (int64_t k = 0; k < q; ++k) r[1 + k] = c[i * q + k] - mean[k];
+    r[q + 1] = y[i] - mean[q];
+  }
+  d.gram.assign(static_cast<size_t>(d.l * d.l), 0.0);
+  for (int64_t i : d.kept) {
+    const double* r = d.rows.data() + i * d.l;
+    for (int64_t a = 0; a < d.l; ++a)
+      for (int64_t b = 0; b < d.l; ++b) d.gram[a * d.l + b] += r[a] * r[b];
+  }
+  if (!(d.gram[d.l * d.l - 1] > 0)) throw input_error("--glm: the phenotype is constant over the samples with covariates");
+  return d;
+}
+
+void variant_normal_equations(const regression_design& d, const uint8_t* calls, const double* W, variant_gram& g) {
+  const int64_t q = d.q, l = d.l;
+  const int P = static_cast<int>(q + 2);
+  // Sums over the kept samples with a call: Σx² by counts, and the rows of those without a call
+  // taken out of the covariate sums.
+  g.miss.assign(static_cast<size_t>(l * l), 0.0);
+  g.called = g.sum_x = g.sum_x2 = 0;
+  for (int64_t i : d.kept) {
+    const unsigned code = (calls[i >> 2] >> (2 * (i & 3))) & 3u;
+    if (code == 1) {  // missing
+      const double* r = d.rows.data() + i * l;
+      for (int64_t a = 0; a < l; ++a)
+        for (int64_t b = 0; b <= a; ++b) g.miss[a * l + b] += r[a] * r[b];
+      continue;
+    }
+    const int64_t x = code == 0 ? 2 : code == 2 ? 1 : 0;
+    ++g.called, g.sum_x += x, g.sum_x2 += x * x;
+  }
+  auto gram = [&](int64_t a, int64_t b) { return d.gram[a * l + b] - g.miss[std::max(a, b) * l + std::min(a, b)]; };
+  // Normal equations in the order intercept, x, covariates; b the right-hand side.
+  g.A.assign(static_cast<size_t>(P * P), 0.0);
+  g.b.assign(static_cast<size_t>(P), 0.0);
+  auto at = [&](int i, int j) -> double& { return g.A[i * P + j]; };
+  at(0, 0) = double(g.called);
+  at(0, 1) = at(1, 0) = W[0];
+  at(1, 1) = double(g.sum_x2);
+  for (int64_t k = 0; k < q; ++k) {
+    at(0, 2 + k) = at(2 + k, 0) = gram(0, 1 + k);
+    at(1, 2 + k) = at(2 + k, 1) = W[1 + k];
+    for (int64_t k2 = 0; k2 < q; ++k2) at(2 + k, 2 + k2) = gram(1 + k, 1 + k2);
+  }
+  g.b[0] = gram(0, q + 1);
+  g.b[1] = W[q + 1];
+  for (int64_t k = 0; k < q; ++k) g.b[2 + k] = gram(1 + k, q + 1);
+  g.yy = gram(q + 1, q + 1);
+}
+
+glm_error screen_predictors(const variant_gram& g, int P, std::vector<double>& corr) {
+  if (g.called - P < 1) return glm_error::too_few_samples;
+  if (g.called * g.sum_x2 == g.sum_x * g.sum_x) return glm_error::const_omitted_allele;
+  // plink2's multicollinearity checks on the predictors other than the intercept: correlations,
+  // then variance inflation factors (the diagonal of the inverse correlation matrix).
+  if (P <= 2) return glm_error::none;
+  const int Q = P - 1;
+  auto at = [&](int i, int j) { return g.A[i * P + j]; };
+  corr.assign(static_cast<size_t>(Q * Q), 0.0);
+  const double nj = double(g.called);
+  for (int u = 0; u < Q; ++u)
+    for (int v = 0; v < Q; ++v) corr[u * Q + v] = at(1 + u, 1 + v) - at(0, 1 + u) * at(0, 1 + v) / nj;
+  std::vector<double> sd(static_cast<size_t>(Q));
+  for (int u = 0; u < Q; ++u) sd[u] = std::sqrt(std::max(corr[u * Q + u], 0.0));
+  for (int u = 0; u < Q; ++u)
+    for (int v = 0; v < Q; ++v) {
+      if (sd[u] == 0 || sd[v] == 0) return glm_error::vif_too_high;
+      corr[u * Q + v] /= sd[u] * sd[v];
+      if (u != v && std::fabs(corr[u * Q + v]) > max_corr) return glm_error::corr_too_high;
+    }
+  if (!invert_spd(corr, Q)) return glm_error::vif_too_high;
+  for (int u = 0; u < Q; ++u)
+    if (corr[u * Q + u] > max_vif) return glm_error::vif_too_high;
+  return glm_error::none;
+}
+
+}  // namespace pmx::detail

@@ -1,0 +1,44 @@
+// Pieces shared by the association regressions (linear, logistic): the samples and rows of a
+// phenotype's regressions, one variant's normal equations from the genotype product, plink2's
+// screening of the predictors.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "panoramix/linear_association.hpp"
+
+namespace pmx::detail {
+
+/// In-place inverse of the symmetric positive definite P × P matrix a (row-major), Gauss–Jordan
+/// with diagonal pivots; false when a pivot is not positive (singular as rounded).
+bool invert_spd(std::vector<double>& a, int P);
+
+/// The samples with the phenotype and every covariate, their rows [1 | centred covariates |
+/// centred y] (zero for the other samples) and those rows' Gram matrix.
+struct regression_design {
+  int64_t n = 0, q = 0, l = 0;  ///< samples of the data, covariates, columns of a row (q + 2)
+  std::vector<int64_t> kept;    ///< samples with y and every covariate
+  std::vector<uint8_t> in;      ///< per sample of the data
+  std::vector<double> rows;     ///< n × l
+  std::vector<double> gram;     ///< l × l over `kept`
+  double y_mean = 0;
+};
+/// Throws input_error with fewer than q + 3 such samples or a constant y over them.
+regression_design make_regression_design(std::span<const double> y, const double* c, int64_t q);
+
+/// One variant's normal equations over the kept samples with a call (predictors: intercept, x =
+/// ALT copies, covariates): A (P × P, P = q + 2), b = predictorsᵀ y (centred), yy = Σ y² (centred).
+struct variant_gram {
+  int64_t called = 0, sum_x = 0, sum_x2 = 0;
+  std::vector<double> A, b, miss;
+  double yy = 0;
+};
+/// From the variant's product row W = Xᵀ[1 | C | y] and its 2-bit calls.
+void variant_normal_equations(const regression_design& d, const uint8_t* calls, const double* W, variant_gram& g);
+
+/// plink2's NA reasons before a fit: too few samples, x constant, |r| > 0.999 between predictors,
+/// a variance inflation factor above 50.
+glm_error screen_predictors(const variant_gram& g, int P, std::vector<double>& corr);
+
+}  // namespace pmx::detail
