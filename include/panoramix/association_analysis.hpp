@@ -9,6 +9,7 @@
 #include "panoramix/analysis_context.hpp"
 #include "panoramix/chromosome_set.hpp"
 #include "panoramix/linear_association.hpp"
+#include "panoramix/logistic_association.hpp"
 
 namespace pmx {
 
@@ -22,10 +23,18 @@ struct association_options {
   chromosome_set chromosomes = chromosome_set::human();
 };
 
+/// One phenotype's regressions: logistic when it is case/control as plink2 reads one (every value
+/// 1 = control, 2 = case, or 0/-9/NA missing, with both 1 and 2 present), else linear.
+struct trait_association {
+  std::string name;
+  bool binary = false;
+  linear_association linear;      ///< when !binary
+  logistic_association logistic;  ///< when binary
+};
+
 struct association_analysis {
-  std::vector<std::string> traits;
-  std::vector<linear_association> results;  ///< one per trait
-  std::vector<variant_record> variants;     ///< the tested variants, in order
+  std::vector<trait_association> traits;
+  std::vector<variant_record> variants;  ///< the tested variants, in order
 };
 
 /// Throws input_error for options that cannot work (no phenotype file).

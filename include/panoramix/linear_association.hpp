@@ -26,9 +26,17 @@
 
 namespace pmx {
 
-enum class glm_error : uint8_t { none, const_omitted_allele, corr_too_high, vif_too_high, too_few_samples };
+enum class glm_error : uint8_t {
+  none,
+  const_omitted_allele,
+  corr_too_high,
+  vif_too_high,
+  too_few_samples,
+  firth_convergence_failed  ///< logistic: neither the plain nor the Firth fit converged
+};
 
-/// plink2's ERRCODE text: ".", "CONST_OMITTED_ALLELE", "CORR_TOO_HIGH", "VIF_TOO_HIGH", "SAMPLE_CT<=COVAR_CT".
+/// plink2's ERRCODE text: ".", "CONST_OMITTED_ALLELE", "CORR_TOO_HIGH", "VIF_TOO_HIGH", "SAMPLE_CT<=COVAR_CT",
+/// "FIRTH_CONVERGE_FAIL".
 const char* glm_error_name(glm_error e);
 
 struct linear_association {

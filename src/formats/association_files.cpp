@@ -19,22 +19,31 @@ std::string g6(double v) {
 std::string write_association(output_group& out, const std::string& prefix, const association_analysis& r,
                               bool hide_covar) {
   std::string names;
-  for (size_t c = 0; c < r.traits.size(); ++c) {
-    const linear_association& a = r.results[c];
-    const std::string path = prefix + "." + r.traits[c] + ".glm.linear";
+  for (const trait_association& t : r.traits) {
+    const std::string path = prefix + "." + t.name + (t.binary ? ".glm.logistic.hybrid" : ".glm.linear");
     auto& f = out.add(path);
     names += (names.empty() ? "" : ", ") + path;
-    f.write("#CHROM\tPOS\tID\tREF\tALT\tA1\tTEST\tOBS_CT\tBETA\tSE\tT_STAT\tP\tERRCODE\n");
-    const size_t T = a.tests.size(), shown = hide_covar ? 1 : T;
+    f.write(t.binary ? "#CHROM\tPOS\tID\tREF\tALT\tA1\tFIRTH?\tTEST\tOBS_CT\tOR\tLOG(OR)_SE\tZ_STAT\tP\tERRCODE\n"
+                     : "#CHROM\tPOS\tID\tREF\tALT\tA1\tTEST\tOBS_CT\tBETA\tSE\tT_STAT\tP\tERRCODE\n");
+    const auto& tests = t.binary ? t.logistic.tests : t.linear.tests;
+    const size_t T = tests.size(), shown = hide_covar ? 1 : T;
     std::string line;
     for (size_t j = 0; j < r.variants.size(); ++j) {
       const variant_record& v = r.variants[j];
-      const std::string head = v.chrom + "\t" + std::to_string(v.pos) + "\t" + v.id + "\t" + v.a2 + "\t" + v.a1 + "\t" +
-                               (a.a1_is_ref[j] ? v.a2 : v.a1) + "\t";
+      const bool ref = t.binary ? t.logistic.a1_is_ref[j] : t.linear.a1_is_ref[j];
+      std::string head = v.chrom + "\t" + std::to_string(v.pos) + "\t" + v.id + "\t" + v.a2 + "\t" + v.a1 + "\t" +
+                         (ref ? v.a2 : v.a1) + "\t";
+      if (t.binary) head += std::string(t.logistic.firth[j] ? "Y" : "N") + "\t";
+      const int64_t obs = t.binary ? t.logistic.obs_ct[j] : t.linear.obs_ct[j];
+      const glm_error e = t.binary ? t.logistic.error[j] : t.linear.error[j];
       for (size_t k = 0; k < shown; ++k) {
         const size_t o = j * T + k;
-        line = head + a.tests[k] + "\t" + std::to_string(a.obs_ct[j]) + "\t" + g6(a.beta[o]) + "\t" + g6(a.se[o]) +
-               "\t" + g6(a.t[o]) + "\t" + g6(a.p[o]) + "\t" + glm_error_name(a.error[j]) + "\n";
+        const double a = t.binary ? std::exp(t.logistic.log_or[o]) : t.linear.beta[o];
+        const double b = t.binary ? t.logistic.se[o] : t.linear.se[o];
+        const double c = t.binary ? t.logistic.z[o] : t.linear.t[o];
+        const double p = t.binary ? t.logistic.p[o] : t.linear.p[o];
+        line = head + tests[k] + "\t" + std::to_string(obs) + "\t" + g6(a) + "\t" + g6(b) + "\t" + g6(c) + "\t" +
+               g6(p) + "\t" + glm_error_name(e) + "\n";
         f.write(line);
       }
     }

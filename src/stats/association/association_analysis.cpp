@@ -66,18 +66,39 @@ association_analysis run_association_analysis(const association_options& o, cons
   log.end();
 
   association_analysis r;
-  r.traits = ph.names;
   for (int64_t j = 0; j < m; ++j) r.variants.push_back(data->variant(j));
   for (size_t c = 0; c < ph.names.size(); ++c) {
-    log.begin("--glm " + ph.names[c]);
-    r.results.push_back(
-        run_linear_association(exec, *data, ph.values[c], q ? cov.data() : nullptr, q, cv.names, af.a1, &log));
-    log.end();
+    trait_association t;
+    t.name = ph.names[c];
+    // Case/control as plink2 reads a phenotype: only 1, 2 and the missing 0 (−9 and NA are NaN already).
+    bool ones = false, twos = false, other = false;
+    for (double v : ph.values[c])
+      if (std::isfinite(v)) ones |= v == 1, twos |= v == 2, other |= v != 0 && v != 1 && v != 2;
+    t.binary = ones && twos && !other;
+    log.begin("--glm " + t.name);
     int64_t tested = 0;
-    for (glm_error e : r.results.back().error) tested += e == glm_error::none;
-    log.message("--glm linear regression of '" + ph.names[c] + "' on " + std::to_string(r.results.back().samples) +
-                " samples: " + std::to_string(tested) + " of " + std::to_string(m) +
-                " variants tested (the others NA)");
+    std::string model;
+    if (t.binary) {
+      std::vector<double> y01(ph.values[c].size());
+      for (size_t i = 0; i < y01.size(); ++i) {
+        const double v = ph.values[c][i];
+        y01[i] = v == 1 ? 0.0 : v == 2 ? 1.0 : std::nan("");
+      }
+      t.logistic = run_logistic_association(exec, *data, y01, q ? cov.data() : nullptr, q, cv.names, af.a1, &log);
+      for (glm_error e : t.logistic.error) tested += e == glm_error::none;
+      int64_t firth = 0;
+      for (uint8_t f : t.logistic.firth) firth += f;
+      model = "logistic regression (Firth where it did not converge: " + std::to_string(firth) + " variants)";
+    } else {
+      t.linear = run_linear_association(exec, *data, ph.values[c], q ? cov.data() : nullptr, q, cv.names, af.a1, &log);
+      for (glm_error e : t.linear.error) tested += e == glm_error::none;
+      model = "linear regression";
+    }
+    log.end();
+    log.message("--glm " + model + " of '" + t.name + "' on " +
+                std::to_string(t.binary ? t.logistic.samples : t.linear.samples) + " samples: " +
+                std::to_string(tested) + " of " + std::to_string(m) + " variants tested (the others NA)");
+    r.traits.push_back(std::move(t));
   }
   return r;
 }

@@ -60,6 +60,8 @@ const char* glm_error_name(glm_error e) {
       return "VIF_TOO_HIGH";
     case glm_error::too_few_samples:
       return "SAMPLE_CT<=COVAR_CT";
+    case glm_error::firth_convergence_failed:
+      return "FIRTH_CONVERGE_FAIL";
   }
   return "?";
 }

@@ -63,7 +63,8 @@ regression_design make_regression_design(std::span<const double> y, const double
     for (int64_t a = 0; a < d.l; ++a)
       for (int64_t b = 0; b < d.l; ++b) d.gram[a * d.l + b] += r[a] * r[b];
   }
-  if (!(d.gram[d.l * d.l - 1] > 0)) throw input_error("--glm: the phenotype is constant over the samples with covariates");
+  if (!(d.gram[d.l * d.l - 1] > 0))
+    throw input_error("--glm: the phenotype is constant over the samples with covariates");
   return d;
 }
 
