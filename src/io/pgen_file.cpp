@@ -1,9 +1,9 @@
 // PLINK 2 fileset reader. The .pgen is mapped; the .psam and .pvar are read first (their counts
 // must agree with the .pgen header, and they bound what the header may ask to allocate); then the
 // header's record index is checked against the file size, every record type is checked for tracks
-// that are not read (refused before anything is decoded), and the records are decoded in chunks:
-// in each, the records that stand alone in parallel, then the LD-compressed ones (each from the
-// decoded row of the record it refers to, which is earlier and so already there).
+// that are not read (refused before anything is decoded), and the records are decoded in groups
+// in parallel: a record that stands alone and the LD-compressed ones after it, which refer to its
+// decoded row, so that no group waits for another.
 #include <omp.h>
 
 #include <algorithm>
@@ -33,7 +33,10 @@ std::string type_name(unsigned type) {
                                    "difflist from hom REF", "reserved storage 5", "difflist from hom ALT",
                                    "difflist from missing"};
   std::string s = "record type " + hex(type) + " (" + storage[type & 7];
+  if (type & 8) s += ", multiallelic";
   if (type & io::pgen_phase_bit) s += ", phased";
+  if (type & 0x60) s += ", dosage";
+  if (type & 0x80) s += ", phased dosage";
   return s + ")";
 }
 
@@ -85,18 +88,14 @@ pgen_genotypes::pgen_genotypes(const std::string& prefix, const pgen_options& op
                             "--make-pgen --out NEW` drops the others");
   format_ = "PLINK 2 .pgen (storage mode " + hex(pre.mode) + ")" + (pv.compressed ? ", .pvar.zst" : "");
 
-  // Which records stand alone and which refer back (LD compression reaches within a block of
-  // 65536 variants only: the first record of a block cannot be LD-compressed).
-  std::vector<uint32_t> plain;
-  std::vector<std::pair<uint32_t, uint32_t>> ld;  // (variant, the variant it refers to)
-  constexpr uint32_t none = UINT32_MAX;
-  uint32_t last_plain = none;
+  // Groups: a record that stands alone and the LD-compressed records after it, which refer to it
+  // (LD compression reaches within a block of 65536 variants only: the first record of a block
+  // cannot be LD-compressed, so a block boundary starts a group too). Groups decode independently.
+  std::vector<uint32_t> groups;  // first variant of each, then m
   for (uint32_t j = 0; j < m; ++j) {
     const unsigned t = idx.types[j];
-    refuse_tracks(t, where(j));
-    if (j % 65536 == 0) last_plain = none;
-    if (io::pgen_is_ld(t)) ld.emplace_back(j, last_plain);
-    else plain.push_back(j), last_plain = j;
+    if (t & 0xe8) refuse_tracks(t, where(j));
+    if (!io::pgen_is_ld(t) || j % 65536 == 0) groups.push_back(j);
     if (t & io::pgen_phase_bit) ++counts_.phased;
     switch (t & 7) {
       case io::pgen_fixed: ++counts_.fixed_width; break;
@@ -106,51 +105,51 @@ pgen_genotypes::pgen_genotypes(const std::string& prefix, const pgen_options& op
       default: ++counts_.sparse; break;  // storage 5 is refused when its record is decoded
     }
   }
+  groups.push_back(m);
 
   row_bytes_ = (int64_t(n) + 3) / 4;
   rows_.assign(size_t(m) * size_t(row_bytes_), 0);
   const bool bed_codes = pre.mode == io::pgen_mode_plink1;
-  auto decode = [&](uint32_t j, uint32_t base) -> std::string {
-    const uint8_t* rec = f.data() + idx.offsets[j];
-    const size_t size = size_t(idx.offsets[j + 1] - idx.offsets[j]);
-    uint8_t* row = rows_.data() + size_t(j) * size_t(row_bytes_);
-    if (bed_codes) {  // a .bed's rows are already what .bed needs, but for the padding calls
-      std::memcpy(row, rec, size);
-      if (n & 3) row[row_bytes_ - 1] &= uint8_t((1u << (2 * (n & 3))) - 1);
-      return {};
+  // Decodes one group; "" or the first error, at variant `bad`.
+  auto decode_group = [&](size_t g, uint32_t& bad) -> std::string {
+    const uint8_t* base = nullptr;
+    for (uint32_t j = groups[g]; j < groups[g + 1]; ++j) {
+      const uint8_t* rec = f.data() + idx.offsets[j];
+      const size_t size = size_t(idx.offsets[j + 1] - idx.offsets[j]);
+      uint8_t* row = rows_.data() + size_t(j) * size_t(row_bytes_);
+      std::string what;
+      if (bed_codes) {  // a .bed's rows are already what .bed needs, but for the padding calls
+        std::memcpy(row, rec, size);
+        if (n & 3) row[row_bytes_ - 1] &= uint8_t((1u << (2 * (n & 3))) - 1);
+      } else {
+        what = io::decode_pgen_record(rec, size, idx.types[j], n, io::pgen_is_ld(idx.types[j]) ? base : nullptr, row);
+      }
+      if (!what.empty()) return bad = j, what;
+      if (!io::pgen_is_ld(idx.types[j])) base = row;
     }
-    const uint8_t* base_row = base == none ? nullptr : rows_.data() + size_t(base) * size_t(row_bytes_);
-    return io::decode_pgen_record(rec, size, idx.types[j], n, base_row, row);
+    return {};
   };
 
-  // Chunks of variants; an error stops at the end of its chunk and names the first bad variant.
+  // Chunks of groups (a sixteenth of the file or more, for progress reports and few thread
+  // barriers); an error stops at the end of its chunk and names the first bad variant.
   const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-  const uint32_t chunk = 1024 * uint32_t(threads);
-  size_t next_plain = 0, next_ld = 0;
-  for (uint32_t first = 0; first < m; first = first + std::min(chunk, m - first)) {
-    const uint32_t last = first + std::min(chunk, m - first);
-    const size_t plain_end = size_t(std::lower_bound(plain.begin() + long(next_plain), plain.end(), last) - plain.begin());
-    size_t ld_end = next_ld;
-    while (ld_end < ld.size() && ld[ld_end].first < last) ++ld_end;
+  const size_t n_groups = groups.size() - 1, chunk = std::max<size_t>(256, n_groups / 16 + 1);
+  for (size_t first = 0; first < n_groups; first += chunk) {
+    const size_t last = std::min(n_groups, first + chunk);
     int64_t bad = INT64_MAX;
     std::string bad_what;
-    auto note = [&](uint32_t j, std::string what) {
-      if (what.empty()) return;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
+    for (size_t g = first; g < last; ++g) {
+      uint32_t at = 0;
+      std::string what = decode_group(g, at);
+      if (!what.empty()) {
 #pragma omp critical(pmx_pgen_error)
-      if (int64_t(j) < bad) bad = j, bad_what = std::move(what);
-    };
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
-    for (size_t k = next_plain; k < plain_end; ++k) note(plain[k], decode(plain[k], none));
-    // Every row an LD record of this chunk refers to is decoded now; records past the first bad
-    // one are left (their errors could only be later, or consequences).
-    const int64_t plain_bad = bad;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
-    for (size_t k = next_ld; k < ld_end; ++k)
-      if (int64_t(ld[k].first) < plain_bad) note(ld[k].first, decode(ld[k].first, ld[k].second));
+        if (int64_t(at) < bad) bad = at, bad_what = std::move(what);
+      }
+    }
     if (bad != INT64_MAX)
       throw input_error(where(uint64_t(bad)) + ": " + type_name(idx.types[size_t(bad)]) + ": " + bad_what);
-    next_plain = plain_end, next_ld = ld_end;
-    report(progress, "read .pgen", double(last) / double(m));
+    report(progress, "read .pgen", double(groups[last]) / double(m));
   }
 }
 
