@@ -7,7 +7,6 @@
 // decodings come first.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -17,6 +16,7 @@
 #include "panoramix/pgen_files.hpp"
 #include "panoramix/plink_write.hpp"
 #include "pgen_test_files.hpp"
+#include "genotype_source_checks.hpp"
 #include "shared_data_sets.hpp"
 #include "test_support.hpp"
 #include "vcf_test_files.hpp"
@@ -148,6 +148,14 @@ TEST(PgenRecords, PhaseTrackIsSkippedByItsLength) {
 
 // ---- against plink2 -------------------------------------------------------------------------
 
+void expect_every_record_type(const pgen_read_counts& c) {
+  EXPECT_GT(c.fixed_width, 0);
+  EXPECT_GT(c.one_bit, 0);
+  EXPECT_GT(c.sparse, 0);
+  EXPECT_GT(c.ld, 0);
+  EXPECT_GT(c.ld_inverted, 0);
+}
+
 /// Reads PREFIX with `o`, writes it as a fileset, and checks it byte for byte against plink2's
 /// --make-bed of the same PREFIX. Returns the reader's record counts.
 pgen_read_counts expect_plink2_fileset(const std::string& prefix, const pgen_options& o, const std::string& flags,
@@ -166,12 +174,7 @@ pgen_read_counts expect_plink2_fileset(const std::string& prefix, const pgen_opt
 TEST(PgenFile, SharedDataSetsAsPlink2ReadsThem) {
   PMX_REQUIRE_PLINK2();
   pgen_read_counts total;
-  int seen = 0;
-  for (const data_set& d : shared_data_sets) {
-    const std::string bfile = shared_data(d.prefix);
-    if (bfile.empty()) continue;
-    ++seen;
-    const std::string name = std::filesystem::path(d.prefix).filename().string();
+  const int seen = for_each_shared_data_set([&](const data_set& d, const std::string& bfile, const std::string& name) {
     for (const char* modifiers : {"", "vzs", "format=2"}) {
       const std::string prefix = work().path(name + ".pgen" + (*modifiers ? std::string(".") + modifiers : ""));
       ASSERT_EQ(plink2_make_pgen("--bfile " + shq(bfile) + " " + d.chr_flags, modifiers, prefix), 0)
@@ -190,16 +193,12 @@ TEST(PgenFile, SharedDataSetsAsPlink2ReadsThem) {
         EXPECT_EQ(c.fixed_width, int64_t(read_fileset(prefix + ".pmx").bim.size()));
       }
     }
-  }
+  });
   if (seen == 0) GTEST_SKIP() << "no data set under ../shared/data";
   std::printf("record types over the data sets: %lld fixed-width, %lld 1-bit, %lld difflist, %lld LD, %lld LD-inverted\n",
               (long long)total.fixed_width, (long long)total.one_bit, (long long)total.sparse, (long long)total.ld,
               (long long)total.ld_inverted);
-  EXPECT_GT(total.fixed_width, 0);
-  EXPECT_GT(total.one_bit, 0);
-  EXPECT_GT(total.sparse, 0);
-  EXPECT_GT(total.ld, 0);
-  EXPECT_GT(total.ld_inverted, 0);
+  expect_every_record_type(total);
 }
 
 // Hand-made filesets: every record type at each size, difflist indices of 1 and 2 bytes (255, 256,
@@ -218,13 +217,7 @@ TEST(PgenFile, EveryRecordTypeAsPlink2ReadsIt) {
     const pgen_read_counts c = expect_plink2_fileset(base + "_p", o, "");
     if (HasFatalFailure()) return;
     SCOPED_TRACE(std::to_string(s.n) + " samples");
-    EXPECT_GT(c.fixed_width + c.one_bit, 0);
-    if (s.n >= 64) {  // difflists need n/8 entries of room
-      EXPECT_GT(c.one_bit, 0);
-      EXPECT_GT(c.sparse, 0);
-      EXPECT_GT(c.ld, 0);
-      EXPECT_GT(c.ld_inverted, 0);
-    }
+    if (s.n >= 64) expect_every_record_type(c);  // (difflists need n/8 entries of room)
   }
 }
 
@@ -307,10 +300,7 @@ TEST(PgenFile, BlocksAreViewsOfTheRows) {
   const pgen_genotypes p(base);
   EXPECT_EQ(p.n_samples(), 9);
   EXPECT_EQ(p.n_variants(), 30);
-  const auto view = p.mapped_block(3, 10);
-  const auto copy = p.read_block(3, 10);
-  ASSERT_NE(view.data, nullptr);
-  EXPECT_EQ(std::memcmp(view.data, copy.row(0), size_t(10 * view.row_bytes)), 0);
+  expect_blocks_are_views_of_the_rows(p, 3, 10);
   EXPECT_EQ(p.format(), "PLINK 2 .pgen (storage mode 0x10)");
 }
 
