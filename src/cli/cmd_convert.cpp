@@ -28,6 +28,8 @@ void add_fileset_writer(CLI::App& app, int argc, char** argv, int& status, const
       if (data->n_variants() == 0) throw input_error(opt->bfile + ": no variants to write");
       std::vector<sample_record> samples;
       std::vector<variant_record> variants;
+      samples.reserve(size_t(data->n_samples()));
+      variants.reserve(size_t(data->n_variants()));
       for (int64_t i = 0; i < data->n_samples(); ++i) samples.push_back(data->sample(i));
       for (int64_t j = 0; j < data->n_variants(); ++j) variants.push_back(data->variant(j));
       log.begin("write .bed/.bim/.fam");

@@ -1,5 +1,6 @@
 #include "io/pvar_file.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "core/checked_number.hpp"
@@ -59,9 +60,10 @@ pvar_columns bim_columns(size_t fields) {
 
 }  // namespace
 
-pvar_contents read_pvar(const std::string& path, const chromosome_set& chromosomes) {
+pvar_contents read_pvar(const std::string& path, const chromosome_set& chromosomes, size_t expected) {
   text_stream in(path, ".pvar");
   pvar_contents out;
+  out.variants.reserve(std::min<size_t>(expected, size_t(1) << 26));  // a corrupt header cannot ask for more
   out.compressed = in.compressed();
   pvar_columns cols;
   bool have_columns = false, in_header = true;

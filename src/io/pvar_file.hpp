@@ -23,6 +23,8 @@ struct pvar_contents {
 /// column or field, a position that is not a non-negative integer, a cM that is not a finite
 /// number, a chromosome that comes back after another; unsupported_error for a multiallelic
 /// variant (ALT with a comma), with the plink2 flags that write a readable fileset.
-pvar_contents read_pvar(const std::string& path, const chromosome_set& chromosomes);
+/// `expected`: how many variants there should be (the .pgen header's count; 0 when unknown), room
+/// reserved up front (a larger count is not an error here: the caller compares).
+pvar_contents read_pvar(const std::string& path, const chromosome_set& chromosomes, size_t expected = 0);
 
 }  // namespace pmx::io
