@@ -309,6 +309,14 @@ TEST_F(PgenBadInput, DosagesAreRefusedByName) {
   expect_rejected_fileset(p, {p + ".pgen", "variant 1 ('d0')", "dosage track", "erase-dosage"});
 }
 
+TEST_F(PgenBadInput, MultiallelicVariantsAreRefusedByName) {
+  // users_vcf's second record is rsB, A -> G,T: plink2 keeps it multiallelic in the .pgen.
+  write_file(tmp_.path("multi.vcf"), users_vcf({"a", "b", "c", "d"}, 10, 3, false));
+  const std::string p = tmp_.path("multiallelic");
+  ASSERT_EQ(plink2_make_pgen("--vcf " + shq(tmp_.path("multi.vcf")), "", p), 0) << read_text(p + ".plink2.txt");
+  expect_rejected_fileset(p, {p + ".pvar:", "'rsB' is multiallelic (ALT G,T)", "--max-alleles 2"});
+}
+
 TEST_F(PgenBadInput, FlagsThatDoNotGoTogether) {
   expect_rejected("--pfile " + shq(good_) + " --double-id", {"--double-id"});
   expect_rejected("--pfile " + shq(good_) + " --vcf-min-gq 20", {"--vcf-min-gq"});

@@ -3,8 +3,8 @@
 // byte), on plink2's `--make-pgen` of every ../shared/data set (default, `vzs` for .pvar.zst,
 // `format=2`), on hand-made filesets that make plink2 choose every record type (at sample counts
 // around the difflist's index widths and past one block of 65536 variants), on a VCF with phased
-// calls, and on .psam/.pvar files with the columns plink2 writes and reads. Hand-checked record
-// decodings come first.
+// calls, on .psam/.pvar files with the columns plink2 writes and reads, on stored provisional-REF
+// flags and on a .bed under .pgen names (mode 0x01). Hand-checked record decodings come first.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -290,6 +290,39 @@ TEST(PgenFile, PsamAndPvarColumnsAsPlink2ReadsThem) {
   } catch (const input_error& e) {
     EXPECT_NE(std::string(e.what()).find(p + ".psam:1: 5 fields"), std::string::npos) << e.what();
   }
+}
+
+// Some REF alleles set (and swapped) with --ref-allele: the header stores the provisional-REF flags
+// per variant (byte 12 = 0xc0), in both the variable-width and the fixed-width layout.
+TEST(PgenFile, StoredProvisionalRefFlags) {
+  PMX_REQUIRE_PLINK2();
+  const std::string base = work().path("refs"), refs = work().path("refs.txt");
+  write_record_type_fileset(base, 90, 200, 4);
+  std::string r;
+  for (int j = 0; j < 200; j += 9) r += "v" + std::to_string(j) + "\t" + (j % 2 ? "A" : "G") + "\n";
+  write_file(refs, r);
+  for (const char* modifiers : {"", "format=2"}) {
+    const std::string p = work().path(std::string("refs_p") + modifiers);
+    ASSERT_EQ(plink2_make_pgen("--bfile " + shq(base) + " --ref-allele force " + shq(refs) + " 2 1", modifiers, p), 0)
+        << read_text(p + ".plink2.txt");
+    ASSERT_EQ(uint8_t(file_bytes(p + ".pgen")[11]), 0xc0) << "per-variant provisional-REF flags";
+    expect_plink2_fileset(p, {}, "");
+    if (HasFatalFailure()) return;
+  }
+}
+
+// A PLINK 1 fileset under .pgen/.pvar/.psam names (storage mode 0x01, headerless .pvar and .psam in
+// .bim and .fam column order) reads as plink2 reads it.
+TEST(PgenFile, PlinkOneFilesetUnderPgenNames) {
+  PMX_REQUIRE_PLINK2();
+  const std::string base = work().path("bed_named"), p = work().path("bed_as_pgen");
+  write_record_type_fileset(base, 37, 120, 9);
+  std::filesystem::copy_file(base + ".bed", p + ".pgen");
+  std::filesystem::copy_file(base + ".bim", p + ".pvar");
+  std::filesystem::copy_file(base + ".fam", p + ".psam");
+  const pgen_read_counts c = expect_plink2_fileset(p, {}, "");
+  EXPECT_EQ(c.fixed_width, 120);
+  EXPECT_EQ(file_bytes(p + ".pmx.bed"), file_bytes(base + ".bed"));
 }
 
 TEST(PgenFile, BlocksAreViewsOfTheRows) {
