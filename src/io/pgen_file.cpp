@@ -12,6 +12,8 @@
 #include <climits>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 #include "io/mapped_file.hpp"
 #include "io/pgen_index.hpp"
@@ -142,31 +144,35 @@ pgen_genotypes::pgen_genotypes(const std::string& prefix, const pgen_options& op
     return {};
   };
 
-  // One parallel loop over the groups (each region costs a barrier that spins on a loaded
-  // machine). The first thread reports progress; an error skips the groups after it and the first
-  // bad variant is named.
-  const int threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-  const size_t n_groups = groups.size() - 1;
+  // Worker threads take runs of groups from a shared counter until none is left (std::thread, not
+  // an OpenMP region: this work is short, and an OpenMP team keeps spinning on its barrier and
+  // after it, which on a loaded 2-core machine costs more than the decoding). The calling thread
+  // works too and reports progress; an error stops the runs after it and the first bad variant is
+  // named.
+  const int threads = std::max(1, opt.threads > 0 ? opt.threads : omp_get_max_threads());
+  const size_t n_groups = groups.size() - 1, run = 64;
+  std::atomic<size_t> next{0};
   std::atomic<int64_t> bad{INT64_MAX};
-  std::atomic<size_t> done{0};
+  std::mutex bad_mutex;
   std::string bad_what;
-#pragma omp parallel num_threads(threads)
-  {
-    const bool reporter = omp_get_thread_num() == 0;
-    size_t mine = 0;
-#pragma omp for schedule(dynamic, 32)
-    for (size_t g = 0; g < n_groups; ++g) {
-      if (int64_t(groups[g]) > bad.load(std::memory_order_relaxed)) continue;
-      uint32_t at = 0;
-      std::string what = decode_group(g, at);
-      if (!what.empty()) {
-#pragma omp critical(pmx_pgen_error)
+  auto work = [&](bool reporter) {
+    for (size_t first; (first = next.fetch_add(run)) < n_groups;) {
+      if (int64_t(groups[first]) > bad.load(std::memory_order_relaxed)) return;
+      for (size_t g = first; g < std::min(n_groups, first + run); ++g) {
+        uint32_t at = 0;
+        std::string what = decode_group(g, at);
+        if (what.empty()) continue;
+        const std::lock_guard<std::mutex> lock(bad_mutex);
         if (int64_t(at) < bad.load()) bad = at, bad_what = std::move(what);
+        break;
       }
-      const size_t k = done.fetch_add(1, std::memory_order_relaxed) + 1;
-      if (reporter && ++mine % 1024 == 0) report(progress, "read .pgen", double(k) / double(n_groups));
+      if (reporter && (first / run) % 64 == 0) report(progress, "read .pgen", double(first) / double(n_groups));
     }
-  }
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < threads && size_t(t) * run < n_groups; ++t) helpers.emplace_back(work, false);
+  work(true);
+  for (auto& h : helpers) h.join();
   if (bad.load() != INT64_MAX)
     throw input_error(where(uint64_t(bad.load())) + ": " + type_name(idx.types[size_t(bad.load())]) + ": " +
                       bad_what);
