@@ -5,6 +5,8 @@
 # CPU = user + sys seconds), the medians and the ratios (plink2 time / panoramix time: above 1 =
 # panoramix faster), the record types the .pgen holds, and checks that the .bed/.bim/.fam are
 # byte-identical. On a shared machine the CPU times move less with the load than the wall times.
+# Both programs link OpenBLAS, whose worker threads spin for a while after it loads even when no BLAS
+# call comes; `OPENBLAS_NUM_THREADS=1 bench/pgen_vs_plink2.sh ...` takes that out of both.
 #   bench/pgen_vs_plink2.sh [SAMPLES VARIANTS [MISSING [THREADS [REPS]]]]
 # Default: 2000 x 50000, 1 % missing, 2 threads, 5 repetitions. Needs build-cpu/panoramix (or
 # $PANORAMIX; a CUDA build spends ~0.1 s loading the CUDA libraries before main) and plink2.
@@ -17,7 +19,7 @@ cd "$work"
 echo "# pgen_vs_plink2: $n samples x $m variants, missing $miss, threads $threads, reps $reps"
 echo "# machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; date $(date -u +%F)"
 echo "# command: bench/pgen_vs_plink2.sh $n $m $miss $threads $reps"
-echo "# plink2: $(plink2 --version | head -1); panoramix: $bin"
+echo "# plink2: $(plink2 --version | head -1); panoramix: $bin; OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}"
 "$bin" simulate --samples "$n" --variants "$m" --missing "$miss" --seed 7 --out data >/dev/null
 plink2 --bfile data --make-pgen --threads "$threads" --out data >/dev/null
 

@@ -72,6 +72,14 @@ void write_bed(output_file& out, const variant_major_view& g) {
   std::vector<uint8_t> chunk(static_cast<size_t>(std::min(rows_per_chunk, g.n_variants) * row));
   for (int64_t first = 0; first < g.n_variants; first += rows_per_chunk) {
     const int64_t count = std::min(rows_per_chunk, g.n_variants - first);
+    // Rows already laid out as the file wants them (no stride, padding calls zero, as decoding
+    // readers keep them) are written from where they are.
+    bool as_is = g.row_bytes == row;
+    for (int64_t k = 0; k < count && as_is; ++k) as_is = (g.row(first + k)[row - 1] & ~tail_mask) == 0;
+    if (as_is) {
+      out.write(g.row(first), static_cast<size_t>(count * row));
+      continue;
+    }
     for (int64_t k = 0; k < count; ++k) {
       uint8_t* dst = chunk.data() + k * row;
       std::memcpy(dst, g.row(first + k), static_cast<size_t>(row));
