@@ -3,36 +3,12 @@
 // served from there. A reader derives from it and fills the protected members while reading.
 #pragma once
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "panoramix/genotype_source.hpp"
 
 namespace pmx {
-
-/// std::allocator, but resize(n) leaves the new elements uninitialized: a reader that writes every
-/// byte of its rows (in parallel) has their pages first touched by the threads that decode them,
-/// not by a serial zero fill first. resize(n, 0) and assign(n, 0) still fill.
-template <class T>
-struct uninitialized_allocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = uninitialized_allocator<U>;
-  };
-  uninitialized_allocator() = default;
-  template <class U>
-  uninitialized_allocator(const uninitialized_allocator<U>&) noexcept {}
-  template <class U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
 
 class decoded_genotypes : public genotype_source {
  public:
@@ -56,8 +32,7 @@ class decoded_genotypes : public genotype_source {
   std::string path_, format_;
   std::vector<sample_record> samples_;
   std::vector<variant_record> variants_;
-  // n_variants rows of row_bytes_, padding calls zero (as in .bed)
-  std::vector<uint8_t, uninitialized_allocator<uint8_t>> rows_;
+  std::vector<uint8_t> rows_;  // n_variants rows of row_bytes_, padding calls zero (as in .bed)
   int64_t row_bytes_ = 0;
 };
 

@@ -26,19 +26,12 @@ void add_fileset_writer(CLI::App& app, int argc, char** argv, int& status, const
       check_common_options(*opt);
       auto data = open_input(*opt, log);
       if (data->n_variants() == 0) throw input_error(opt->bfile + ": no variants to write");
-      std::vector<sample_record> samples;
-      std::vector<variant_record> variants;
-      samples.reserve(size_t(data->n_samples()));
-      variants.reserve(size_t(data->n_variants()));
-      for (int64_t i = 0; i < data->n_samples(); ++i) samples.push_back(data->sample(i));
-      for (int64_t j = 0; j < data->n_variants(); ++j) variants.push_back(data->variant(j));
       log.begin("write .bed/.bim/.fam");
-      packed_genotypes copy;
-      const variant_major_view g = data->block(0, data->n_variants(), copy);
-      write_plink_fileset(opt->out, samples, variants, g, plink_text_style::plink2);  // plink2's bytes
+      // Read and written block by block (plink2's bytes): a .pgen is decoded as it is written.
+      write_plink_fileset(opt->out, *data, plink_text_style::plink2, &log);
       log.end();
       log.message("Written: " + opt->out + ".bed, " + opt->out + ".bim, " + opt->out + ".fam (" +
-                  std::to_string(samples.size()) + " samples, " + std::to_string(variants.size()) +
+                  std::to_string(data->n_samples()) + " samples, " + std::to_string(data->n_variants()) +
                   " variants)");
     });
   });

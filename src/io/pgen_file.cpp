@@ -1,11 +1,10 @@
 // PLINK 2 fileset reader. The .pgen is mapped; the .psam and .pvar are read first (their counts
 // must agree with the .pgen header, and they bound what the header may ask to allocate); then the
-// header's record index is checked against the file size, every record type is checked for tracks
-// that are not read (refused before anything is decoded), and the records are decoded in groups
-// in parallel: a record that stands alone and the LD-compressed ones after it, which refer to its
-// decoded row, so that no group waits for another.
+// header's record index is checked against the file size and every record type for tracks that
+// are not read (refused before anything is decoded). Records are decoded when a block is read, in
+// groups: a record that stands alone and the LD-compressed ones after it, which refer to its
+// decoded row, so that groups decode independently (in parallel in a large block).
 #include <omp.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
@@ -55,25 +54,28 @@ void refuse_tracks(unsigned type, const std::string& where) {
                             "`plink2 --pfile PREFIX --make-pgen erase-dosage --out NEW` keeps the hard calls");
 }
 
-// Asks for transparent huge pages over the rows (a 2 MB page fault instead of 512 small ones
-// while the rows are first written); a hint only, ignored where the kernel does not offer them.
-void advise_huge_pages(uint8_t* data, size_t bytes) {
-  constexpr uintptr_t huge = uintptr_t(1) << 21;
-  const uintptr_t first = (reinterpret_cast<uintptr_t>(data) + huge - 1) & ~(huge - 1);
-  const uintptr_t last = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(huge - 1);
-  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-}
-
 }  // namespace
 
+struct pgen_genotypes::records {
+  explicit records(const std::string& path) : file(path, ".pgen") {}
+  io::mapped_file file;
+  io::pgen_index index;
+  std::vector<uint32_t> groups;  // first variant of each group, then the variant count
+  bool bed_codes = false;        // storage mode 0x01: the records are .bed rows
+};
+
+pgen_genotypes::~pgen_genotypes() = default;
+
 pgen_genotypes::pgen_genotypes(const std::string& prefix, const pgen_options& opt, progress_sink* progress)
-    : decoded_genotypes(prefix) {
+    : prefix_(prefix) {
   const std::string pgen = prefix + ".pgen", psam = prefix + ".psam";
   std::string pvar = prefix + ".pvar";
   if (!std::filesystem::exists(pvar) && std::filesystem::exists(pvar + ".zst")) pvar += ".zst";
-  const io::mapped_file f(pgen, ".pgen");
+  records_ = std::make_unique<records>(pgen);
+  const io::mapped_file& f = records_->file;
   const io::pgen_preamble pre = io::read_pgen_preamble(f.data(), f.size(), pgen);
   samples_ = io::read_psam(psam);
+  report(progress, "read .psam/.pvar", 0.1);
   io::pvar_contents pv = io::read_pvar(pvar, opt.chromosomes, pre.n_variants);
   variants_ = std::move(pv.variants);
   counts_.unsorted = pv.unsorted;
@@ -89,25 +91,24 @@ pgen_genotypes::pgen_genotypes(const std::string& prefix, const pgen_options& op
       throw input_error(pvar + " lists " + std::to_string(m) + " variants, the header of " + pgen + " says " +
                         std::to_string(pre.n_variants));
   }
-  auto where = [&](uint64_t j) {
-    return pgen + ": variant " + std::to_string(j + 1) + " ('" + variants_[size_t(j)].id + "')";
-  };
-  const io::pgen_index idx = io::read_pgen_index(f.data(), f.size(), pgen, pre, n, m, [&](uint64_t j) {
-    return "variant " + std::to_string(j + 1) + " ('" + variants_[size_t(j)].id + "')";
-  });
+  auto name = [&](uint64_t j) { return "variant " + std::to_string(j + 1) + " ('" + variants_[size_t(j)].id + "')"; };
+  records_->index = io::read_pgen_index(f.data(), f.size(), pgen, pre, n, m, name);
+  const io::pgen_index& idx = records_->index;
   if (idx.multiallelic >= 0)
-    throw unsupported_error(where(uint64_t(idx.multiallelic)) + ": " + std::to_string(idx.multiallelic_count) +
-                            " alleles: only biallelic variants are read; `plink2 --pfile PREFIX --max-alleles 2 "
-                            "--make-pgen --out NEW` drops the others");
+    throw unsupported_error(pgen + ": " + name(uint64_t(idx.multiallelic)) + ": " +
+                            std::to_string(idx.multiallelic_count) + " alleles: only biallelic variants are read; "
+                            "`plink2 --pfile PREFIX --max-alleles 2 --make-pgen --out NEW` drops the others");
+  records_->bed_codes = pre.mode == io::pgen_mode_plink1;
   format_ = "PLINK 2 .pgen (storage mode " + hex(pre.mode) + ")" + (pv.compressed ? ", .pvar.zst" : "");
+  threads_ = std::max(1, opt.threads > 0 ? opt.threads : omp_get_max_threads());
 
   // Groups: a record that stands alone and the LD-compressed records after it, which refer to it
   // (LD compression reaches within a block of 65536 variants only: the first record of a block
-  // cannot be LD-compressed, so a block boundary starts a group too). Groups decode independently.
-  std::vector<uint32_t> groups;  // first variant of each, then m
+  // cannot be LD-compressed, so a block boundary starts a group too).
+  std::vector<uint32_t>& groups = records_->groups;
   for (uint32_t j = 0; j < m; ++j) {
     const unsigned t = idx.types[j];
-    if (t & 0xe8) refuse_tracks(t, where(j));
+    if (t & 0xe8) refuse_tracks(t, pgen + ": " + name(j));
     if (!io::pgen_is_ld(t) || j % 65536 == 0) groups.push_back(j);
     if (t & io::pgen_phase_bit) ++counts_.phased;
     switch (t & 7) {
@@ -119,46 +120,63 @@ pgen_genotypes::pgen_genotypes(const std::string& prefix, const pgen_options& op
     }
   }
   groups.push_back(m);
+  report(progress, "read .psam/.pvar", 1.0);
+}
 
-  row_bytes_ = (int64_t(n) + 3) / 4;
-  rows_.resize(size_t(m) * size_t(row_bytes_));  // every byte is written below (or the read fails)
-  advise_huge_pages(rows_.data(), rows_.size());
-  const bool bed_codes = pre.mode == io::pgen_mode_plink1;
-  // Decodes one group; "" or the first error, at variant `bad`.
+packed_genotypes pgen_genotypes::read_block(int64_t first, int64_t count) const {
+  PMX_EXPECTS(first >= 0 && count >= 0 && first + count <= n_variants(), "block out of range");
+  packed_genotypes out(n_samples(), count);
+  if (count == 0) return out;
+  const records& r = *records_;
+  const io::pgen_index& idx = r.index;
+  const uint32_t n = static_cast<uint32_t>(n_samples()), lo = uint32_t(first), hi = uint32_t(first + count);
+  const size_t row_bytes = size_t(out.row_bytes());
+
+  // Decodes record j into `row` (from `base`, the decoded row it refers to if it is LD-compressed).
+  auto decode = [&](uint32_t j, const uint8_t* base, uint8_t* row) -> std::string {
+    const uint8_t* rec = r.file.data() + idx.offsets[j];
+    const size_t size = size_t(idx.offsets[j + 1] - idx.offsets[j]);
+    if (!r.bed_codes) return io::decode_pgen_record(rec, size, idx.types[j], n, io::pgen_is_ld(idx.types[j]) ? base : nullptr, row);
+    std::memcpy(row, rec, size);  // a .bed's rows are already what .bed needs, but for the padding calls
+    if (n & 3) row[row_bytes - 1] &= uint8_t((1u << (2 * (n & 3))) - 1);
+    return {};
+  };
+  // Decodes the block's variants of group g; "" or the first error, at variant `bad`. A group that
+  // starts before the block has its first record decoded aside when the block's records refer to it.
   auto decode_group = [&](size_t g, uint32_t& bad) -> std::string {
+    const uint32_t start = r.groups[g], stop = std::min(r.groups[g + 1], hi);
+    std::vector<uint8_t> aside;
     const uint8_t* base = nullptr;
-    for (uint32_t j = groups[g]; j < groups[g + 1]; ++j) {
-      const uint8_t* rec = f.data() + idx.offsets[j];
-      const size_t size = size_t(idx.offsets[j + 1] - idx.offsets[j]);
-      uint8_t* row = rows_.data() + size_t(j) * size_t(row_bytes_);
-      std::string what;
-      if (bed_codes) {  // a .bed's rows are already what .bed needs, but for the padding calls
-        std::memcpy(row, rec, size);
-        if (n & 3) row[row_bytes_ - 1] &= uint8_t((1u << (2 * (n & 3))) - 1);
-      } else {
-        what = io::decode_pgen_record(rec, size, idx.types[j], n, io::pgen_is_ld(idx.types[j]) ? base : nullptr, row);
-      }
+    if (start < lo && !io::pgen_is_ld(idx.types[start])) {
+      aside.resize(row_bytes);
+      std::string what = decode(start, nullptr, aside.data());
+      if (!what.empty()) return bad = start, what;
+      base = aside.data();
+    }
+    for (uint32_t j = std::max(start, lo); j < stop; ++j) {
+      uint8_t* row = out.row(j - lo);
+      std::string what = decode(j, base, row);
       if (!what.empty()) return bad = j, what;
       if (!io::pgen_is_ld(idx.types[j])) base = row;
     }
     return {};
   };
 
-  // Worker threads take runs of groups from a shared counter until none is left (std::thread, not
-  // an OpenMP region: this work is short, and an OpenMP team keeps spinning on its barrier and
-  // after it, which on a loaded 2-core machine costs more than the decoding). The calling thread
-  // works too and reports progress; an error stops the runs after it and the first bad variant is
-  // named.
-  const int threads = std::max(1, opt.threads > 0 ? opt.threads : omp_get_max_threads());
-  const size_t n_groups = groups.size() - 1, run = 64;
-  std::atomic<size_t> next{0};
+  // The block's groups, in runs taken from a shared counter by the calling thread and, in a large
+  // block, helper threads (std::thread, not an OpenMP team: an OpenMP barrier spins, which on a
+  // loaded 2-core machine costs more than this decoding). An error stops the runs after it and
+  // the first bad variant is named.
+  const size_t g_first = size_t(std::upper_bound(r.groups.begin(), r.groups.end(), lo) - r.groups.begin()) - 1;
+  const size_t g_end = size_t(std::lower_bound(r.groups.begin(), r.groups.end(), hi) - r.groups.begin());
+  const size_t run = 64;
+  std::atomic<size_t> next{g_first};
   std::atomic<int64_t> bad{INT64_MAX};
   std::mutex bad_mutex;
   std::string bad_what;
-  auto work = [&](bool reporter) {
-    for (size_t first; (first = next.fetch_add(run)) < n_groups;) {
-      if (int64_t(groups[first]) > bad.load(std::memory_order_relaxed)) return;
-      for (size_t g = first; g < std::min(n_groups, first + run); ++g) {
+  auto work = [&] {
+    for (size_t from; (from = next.fetch_add(run)) < g_end;) {
+      if (int64_t(r.groups[from]) > bad.load(std::memory_order_relaxed)) return;
+      for (size_t g = from; g < std::min(g_end, from + run); ++g) {
         uint32_t at = 0;
         std::string what = decode_group(g, at);
         if (what.empty()) continue;
@@ -166,17 +184,18 @@ pgen_genotypes::pgen_genotypes(const std::string& prefix, const pgen_options& op
         if (int64_t(at) < bad.load()) bad = at, bad_what = std::move(what);
         break;
       }
-      if (reporter && (first / run) % 64 == 0) report(progress, "read .pgen", double(first) / double(n_groups));
     }
   };
   std::vector<std::thread> helpers;
-  for (int t = 1; t < threads && size_t(t) * run < n_groups; ++t) helpers.emplace_back(work, false);
-  work(true);
+  for (int t = 1; t < threads_ && size_t(t) * run * 4 < g_end - g_first; ++t) helpers.emplace_back(work);
+  work();
   for (auto& h : helpers) h.join();
-  if (bad.load() != INT64_MAX)
-    throw input_error(where(uint64_t(bad.load())) + ": " + type_name(idx.types[size_t(bad.load())]) + ": " +
-                      bad_what);
-  report(progress, "read .pgen", 1.0);
+  if (bad.load() != INT64_MAX) {
+    const size_t j = size_t(bad.load());
+    throw input_error(prefix_ + ".pgen: variant " + std::to_string(j + 1) + " ('" + variants_[j].id + "'): " +
+                      type_name(idx.types[j]) + ": " + bad_what);
+  }
+  return out;
 }
 
 }  // namespace pmx

@@ -23,6 +23,19 @@ struct byte_table {
 };
 constexpr byte_table to_bed;
 
+// Each byte's bits spread to every other bit (bit k to bit 2k) of 16.
+struct spread_table {
+  uint16_t v[256];
+  constexpr spread_table() : v() {
+    for (int b = 0; b < 256; ++b) {
+      int out = 0;
+      for (int k = 0; k < 8; ++k) out |= ((b >> k) & 1) << (2 * k);
+      v[b] = static_cast<uint16_t>(out);
+    }
+  }
+};
+constexpr spread_table spread_bits;
+
 std::string num(uint64_t v) { return std::to_string(v); }
 
 // The bytes of one record, consumed front to back; running off the end gives nullptr/false.
@@ -37,6 +50,10 @@ class record_reader {
   }
   // A base-128 varint (low groups first) below 2^31, as plink2 writes them: at most 5 bytes.
   bool varint(uint32_t& v) {
+    if (p_ != end_ && *p_ < 128) {  // the usual case: one byte
+      v = *p_++;
+      return true;
+    }
     uint64_t x = 0;
     for (int shift = 0; shift <= 28; shift += 7) {
       if (p_ == end_) return false;
@@ -109,14 +126,23 @@ std::string decode_one_bit(record_reader& r, uint32_t n, uint8_t* row) {
   // The byte is 4 * low + (high - low) for the pairs (0,1) (0,2) (0,3) (1,2) (1,3) (2,3).
   const int low = *pair >> 2, high = low + (*pair & 3);
   if ((*pair & 3) == 0 || high > 3) return "1-bit main track with category byte " + num(*pair) + " (1, 2, 3, 5, 6 or 9)";
-  uint8_t nibble[16];
-  for (int b = 0; b < 16; ++b) {
-    int out = 0;
-    for (int k = 0; k < 4; ++k) out |= bed_code[(b >> k) & 1 ? high : low] << (2 * k);
-    nibble[b] = static_cast<uint8_t>(out);
-  }
+  // Call k = low ^ (bit k ? low ^ high : 0): the bits spread to one per 2-bit slot (bit k to bit
+  // 2k), times the 2-bit difference (no carries: each slot holds 0 or 1 before), 32 calls a step.
+  const uint64_t low_calls = uint64_t(bed_code[low]) * 0x5555555555555555ull;
+  const uint64_t diff = uint64_t(bed_code[low] ^ bed_code[high]);
   const size_t row_bytes = (size_t(n) + 3) / 4;
-  for (size_t i = 0; i < row_bytes; ++i) row[i] = nibble[(bits[i >> 1] >> (4 * (i & 1))) & 15];
+  size_t i = 0;
+  for (; i + 8 <= row_bytes; i += 8) {
+    const uint8_t* b = bits + i / 2;
+    const uint64_t spread = uint64_t(spread_bits.v[b[0]]) | uint64_t(spread_bits.v[b[1]]) << 16 |
+                            uint64_t(spread_bits.v[b[2]]) << 32 | uint64_t(spread_bits.v[b[3]]) << 48;
+    const uint64_t calls = low_calls ^ (spread * diff);
+    std::memcpy(row + i, &calls, 8);
+  }
+  for (; i < row_bytes; ++i) {
+    const uint64_t spread = spread_bits.v[(bits[i >> 1] >> (4 * (i & 1))) & 15];
+    row[i] = static_cast<uint8_t>(low_calls ^ (spread * diff));
+  }
   return apply_difflist(r, n, row);
 }
 
