@@ -20,11 +20,6 @@
 namespace pmx::test {
 namespace {
 
-#define PMX_REQUIRE_PLINK2()                                                        \
-  do {                                                                              \
-    if (!have_program("plink2")) GTEST_SKIP() << "plink2 is not installed";        \
-  } while (0)
-
 uint8_t code_at(const std::vector<uint8_t>& row, int i) { return (row[i >> 2] >> (2 * (i & 3))) & 3; }
 
 // One variant's uncompressed block, as the writer lays it out.

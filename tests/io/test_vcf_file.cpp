@@ -20,11 +20,6 @@ namespace {
   do {                                                                              \
     if (!::pmx::vcf_compiled_in()) GTEST_SKIP() << "this build has no htslib";      \
   } while (0)
-#define PMX_REQUIRE_PLINK2()                                                        \
-  do {                                                                              \
-    if (!have_program("plink2")) GTEST_SKIP() << "plink2 is not installed";        \
-  } while (0)
-
 // htslib's GT integers: (allele + 1) << 1 | phased; 0 = '.'.
 constexpr int32_t A(int allele, bool phased = false) { return ((allele + 1) << 1) | (phased ? 1 : 0); }
 constexpr int32_t dot = 0, end = io::gt_vector_end;
