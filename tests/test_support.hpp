@@ -109,3 +109,9 @@ long double ld_solve(std::vector<long double> M, std::vector<long double>& B, in
 #define PMX_REQUIRE_DATA(var, rel)                  \
   const std::string var = ::pmx::test::data_file(rel); \
   if (var.empty()) GTEST_SKIP() << "../shared/data/" << (rel) << " is absent"
+
+/// First statement of a test that compares with plink2: skips it, saying so, when plink2 is absent.
+#define PMX_REQUIRE_PLINK2()                                                        \
+  do {                                                                              \
+    if (!::pmx::test::have_program("plink2")) GTEST_SKIP() << "plink2 is not installed"; \
+  } while (0)

@@ -3,8 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "panoramix/genotype_source.hpp"
 #include "panoramix/genotype_view.hpp"
 #include "panoramix/plink_files.hpp"
+#include "panoramix/progress.hpp"
 
 namespace pmx {
 
@@ -19,5 +21,11 @@ enum class plink_text_style { plink1, plink2 };
 void write_plink_fileset(const std::string& prefix, const std::vector<sample_record>& samples,
                          const std::vector<variant_record>& variants,
                          const variant_major_view& genotypes, plink_text_style style = plink_text_style::plink1);
+
+/// The same from a genotype source (its samples and variants and their records), the genotypes
+/// read and written block by block (a few MB each): a source that decodes as it is read (a .pgen)
+/// is never whole in memory. Errors of the source's reads propagate; nothing is left behind then.
+void write_plink_fileset(const std::string& prefix, const genotype_source& genotypes,
+                         plink_text_style style = plink_text_style::plink1, progress_sink* progress = nullptr);
 
 }  // namespace pmx

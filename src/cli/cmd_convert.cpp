@@ -1,4 +1,4 @@
-// panoramix convert / make-bed: genotypes of any input format (--vcf, --bcf, --bgen, --bfile), with
+// panoramix convert / make-bed: genotypes of any input format (--vcf, --bcf, --bgen, --pfile, --bfile), with
 // the sample and variant filters applied, to a PLINK 1 fileset. One command under two names:
 // `make-bed` is what plink2 users type, `convert` what the import was first called.
 #include "cli/common.hpp"
@@ -17,7 +17,8 @@ void add_fileset_writer(CLI::App& app, int argc, char** argv, int& status, const
       "(--keep, --remove, --chr, --maf, --geno, --mind, --hwe, ...: see README, in plink2's order).\n"
       "From --vcf: what plink2 --vcf FILE --max-alleles 2 --snps-only --make-bed writes: biallelic\n"
       "SNPs, A1 (.bim column 5) = ALT, A2 = REF, FID 0 and IID = the VCF sample ID unless\n"
-      "--double-id, --const-fid or --id-delim. The three files appear together, only once complete.\n"
+      "--double-id, --const-fid or --id-delim. From --pfile: what plink2 --pfile PREFIX --make-bed\n"
+      "writes (A1 = ALT). The three files appear together, only once complete.\n"
       "Example: panoramix " + name + " --bfile data --maf 0.01 --geno 0.05 --out clean");
   add_common_options(cmd, *opt, true);
   cmd->callback([=, &status] {
@@ -25,17 +26,12 @@ void add_fileset_writer(CLI::App& app, int argc, char** argv, int& status, const
       check_common_options(*opt);
       auto data = open_input(*opt, log);
       if (data->n_variants() == 0) throw input_error(opt->bfile + ": no variants to write");
-      std::vector<sample_record> samples;
-      std::vector<variant_record> variants;
-      for (int64_t i = 0; i < data->n_samples(); ++i) samples.push_back(data->sample(i));
-      for (int64_t j = 0; j < data->n_variants(); ++j) variants.push_back(data->variant(j));
       log.begin("write .bed/.bim/.fam");
-      packed_genotypes copy;
-      const variant_major_view g = data->block(0, data->n_variants(), copy);
-      write_plink_fileset(opt->out, samples, variants, g, plink_text_style::plink2);  // plink2's bytes
+      // Read and written block by block (plink2's bytes): a .pgen is decoded as it is written.
+      write_plink_fileset(opt->out, *data, plink_text_style::plink2, &log);
       log.end();
       log.message("Written: " + opt->out + ".bed, " + opt->out + ".bim, " + opt->out + ".fam (" +
-                  std::to_string(samples.size()) + " samples, " + std::to_string(variants.size()) +
+                  std::to_string(data->n_samples()) + " samples, " + std::to_string(data->n_variants()) +
                   " variants)");
     });
   });
@@ -45,7 +41,7 @@ void add_fileset_writer(CLI::App& app, int argc, char** argv, int& status, const
 
 void add_convert_command(CLI::App& app, int argc, char** argv, int& status) {
   add_fileset_writer(app, argc, argv, status, "convert",
-                     "genotypes (--vcf, --bcf, --bgen, --bfile) -> PREFIX.bed/.bim/.fam");
+                     "genotypes (--vcf, --bcf, --bgen, --pfile, --bfile) -> PREFIX.bed/.bim/.fam");
   add_fileset_writer(app, argc, argv, status, "make-bed",
                      "filtered genotypes -> PREFIX.bed/.bim/.fam (plink2 --make-bed with its filters)");
 }

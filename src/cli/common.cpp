@@ -8,13 +8,18 @@
 #include "panoramix/bgen_files.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/output_file.hpp"
+#include "panoramix/pgen_files.hpp"
 #include "panoramix/vcf_files.hpp"
 
 namespace pmx::cli {
 namespace {
 
-// --vcf, --bcf and the flags of plink2's VCF import (given to every command that reads genotypes).
+// --pfile, --vcf, --bcf, --bgen and the flags of plink2's VCF and BGEN import (given to every
+// command that reads genotypes).
 void add_vcf_options(CLI::App* cmd, common_options& o, CLI::Option* bfile) {
+  auto* pfile = cmd->add_option_function<std::string>(
+      "--pfile", [&o](const std::string& f) { o.bfile = f, o.format = genotype_format::pfile; },
+      "PLINK 2 fileset PREFIX (.pgen/.pvar[.zst]/.psam): hard calls as plink2 --pfile (A1 = ALT)");
   auto* vcf = cmd->add_option_function<std::string>(
       "--vcf", [&o](const std::string& f) { o.bfile = f, o.format = genotype_format::vcf; },
       "VCF FILE (plain, gzip or bgzip): GT calls of biallelic SNPs, A1 = ALT (as plink2 --vcf)");
@@ -30,7 +35,8 @@ void add_vcf_options(CLI::App* cmd, common_options& o, CLI::Option* bfile) {
                   "--bgen: a call is missing when its dosage is farther than this from 0/1/2 "
                   "(default 0.1, as plink2)")
       ->needs(bgen);
-  bfile->excludes(vcf)->excludes(bcf)->excludes(bgen);
+  bfile->excludes(vcf)->excludes(bcf)->excludes(bgen)->excludes(pfile);
+  pfile->excludes(vcf)->excludes(bcf)->excludes(bgen);
   vcf->excludes(bcf)->excludes(bgen);
   bcf->excludes(bgen);
   cmd->add_flag("--double-id", o.double_id, "VCF sample IDs: FID = IID = the ID (default FID 0, IID the ID)");
@@ -117,11 +123,24 @@ void log_bgen_counts(const bgen_genotypes& b, run_log& log) {
                 "(the file is not sorted by position; LD windows assume it is)");
 }
 
+// The import in the log: how the .pgen stored its records (plink2 chooses per variant).
+void log_pgen_counts(const pgen_genotypes& p, run_log& log) {
+  const pgen_read_counts& c = p.counts();
+  log.message(p.format() + " " + p.name() + ": " + plural(p.n_samples(), "sample") + ", " +
+              plural(p.n_variants(), "variant") + "; records: " + std::to_string(c.fixed_width) + " fixed-width, " +
+              std::to_string(c.one_bit) + " 1-bit, " + std::to_string(c.sparse) + " difflist, " +
+              std::to_string(c.ld) + " LD-compressed, " + std::to_string(c.ld_inverted) + " LD-inverted");
+  if (c.phased) log.message(plural(c.phased, "record") + " with phased calls read unphased (as plink2 --make-bed)");
+  if (c.unsorted)
+    log.message("Warning: " + plural(c.unsorted, "variant") + " at a lower position than the one before "
+                "(the file is not sorted by position; LD windows assume it is)");
+}
+
 }  // namespace
 
 void add_common_options(CLI::App* cmd, common_options& o, bool input) {
   if (input) {
-    // Not CLI-required: one of --bfile/--vcf/--bcf is, and commands that can do without genotypes
+    // Not CLI-required: one of --bfile/--pfile/--vcf/--bcf/--bgen is, and commands that can do without genotypes
     // (gblup --grm, ssblup --model pblup) say so themselves; open_input refuses a run without any.
     auto* bfile = cmd->add_option("--bfile", o.bfile, "PLINK 1 binary fileset PREFIX (.bed/.bim/.fam)");
     add_vcf_options(cmd, o, bfile);
@@ -156,7 +175,7 @@ void check_common_options(const common_options& o) {
   check_filter_options(f);
   const bool id_flags = o.double_id || o.const_fid_given || o.id_delim_given;
   const bool vcf_flags = o.half_call != "error" || o.vcf_min_gq != -1 || o.vcf_min_dp != -1;
-  if ((id_flags || vcf_flags) && o.format == genotype_format::bfile)
+  if ((id_flags || vcf_flags) && (o.format == genotype_format::bfile || o.format == genotype_format::pfile))
     throw input_error("--double-id, --const-fid, --id-delim, --vcf-half-call, --vcf-min-gq and "
                       "--vcf-min-dp apply to --vcf/--bcf input only (the first three to --bgen too)");
   if (vcf_flags && o.format == genotype_format::bgen)
@@ -184,11 +203,19 @@ void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, 
 
 std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log) {
   if (o.bfile.empty())
-    throw input_error("no genotypes given: use --bfile PREFIX, --vcf FILE, --bcf FILE or --bgen FILE");
+    throw input_error("no genotypes given: use --bfile PREFIX, --pfile PREFIX, --vcf FILE, --bcf FILE or --bgen FILE");
   std::unique_ptr<genotype_source> all;
   if (o.format == genotype_format::bfile) {
     log.begin("read .bim/.fam, map .bed");
     all = std::make_unique<plink_fileset>(o.bfile);
+  } else if (o.format == genotype_format::pfile) {
+    log.begin("read .pgen/.pvar/.psam");
+    pgen_options p;
+    p.chromosomes = chromosomes(o);
+    p.threads = o.threads;
+    auto g = std::make_unique<pgen_genotypes>(o.bfile, p, &log);
+    log_pgen_counts(*g, log);
+    all = std::move(g);
   } else if (o.format == genotype_format::bgen) {
     log.begin("read BGEN");
     auto b = std::make_unique<bgen_genotypes>(o.bfile, bgen_options_of(o), &log);

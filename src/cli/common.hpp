@@ -16,10 +16,10 @@
 namespace pmx::cli {
 
 /// Where the genotypes come from.
-enum class genotype_format { bfile, vcf, bcf, bgen };
+enum class genotype_format { bfile, vcf, bcf, bgen, pfile };
 
 struct common_options {
-  /// The genotypes: a PLINK prefix (--bfile) or the file of --vcf/--bcf/--bgen, as `format` says (one
+  /// The genotypes: a PLINK prefix (--bfile, --pfile) or the file of --vcf/--bcf/--bgen, as `format` says (one
   /// field, so that the analyses that take "the genotypes" as a name need no change per format).
   std::string bfile;
   genotype_format format = genotype_format::bfile;
@@ -38,7 +38,7 @@ struct common_options {
   filter_options filters;  // applied by open_input, in plink2's order
 };
 
-/// Adds --out, --threads, --device; with `input` also the genotypes (--bfile, --vcf, --bcf or --bgen,
+/// Adds --out, --threads, --device; with `input` also the genotypes (--bfile, --pfile, --vcf, --bcf or --bgen,
 /// with the VCF and BGEN import flags), --keep, --extract, species flags and --nonfounders.
 void add_common_options(CLI::App* cmd, common_options& o, bool input);
 
@@ -46,7 +46,7 @@ void add_common_options(CLI::App* cmd, common_options& o, bool input);
 /// (0: not given) or VCF flags that do not go together; each command calls it first.
 void check_common_options(const common_options& o);
 
-/// Opens the genotypes (--bfile, --vcf, --bcf or --bgen) with --keep/--extract applied; throws input_error
+/// Opens the genotypes (--bfile, --pfile, --vcf, --bcf or --bgen) with --keep/--extract applied; throws input_error
 /// when none was given.
 std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log);
 chromosome_set chromosomes(const common_options& o);

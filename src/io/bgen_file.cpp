@@ -2,11 +2,7 @@
 // serial pass reads the header, the sample block and every variant's identifying data and finds its
 // genotype block; the blocks are then decompressed and decoded in parallel, each into its own
 // 2-bit row (plink2's hard calls), so memory stays at the 2-bit rows plus one block per thread.
-#include <fcntl.h>
 #include <omp.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #if PMX_HAVE_ZLIB
 #include <zlib.h>
 #endif
@@ -20,11 +16,11 @@
 #endif
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <unordered_set>
 
 #include "io/bgen_probabilities.hpp"
+#include "io/chromosome_order.hpp"
+#include "io/mapped_file.hpp"
 #include "io/oxford_sample_file.hpp"
 #include "io/vcf_sample_ids.hpp"
 #include "panoramix/bgen_files.hpp"
@@ -33,40 +29,7 @@
 namespace pmx {
 namespace {
 
-// The whole file, read-only (nothing is copied but the blocks being decoded).
-class mapped_file {
- public:
-  explicit mapped_file(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) throw input_error("BGEN file '" + path + "' cannot be opened: " + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
-      throw input_error("BGEN file '" + path + "' is not a regular file");
-    }
-    size_ = static_cast<size_t>(st.st_size);
-    if (size_ > 0) {
-      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p == MAP_FAILED) {
-        ::close(fd);
-        throw input_error("BGEN file '" + path + "' cannot be mapped: " + std::strerror(errno));
-      }
-      data_ = static_cast<const uint8_t*>(p);
-    }
-    ::close(fd);
-  }
-  ~mapped_file() {
-    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
-  }
-  mapped_file(const mapped_file&) = delete;
-  mapped_file& operator=(const mapped_file&) = delete;
-  const uint8_t* data() const { return data_; }
-  size_t size() const { return size_; }
-
- private:
-  const uint8_t* data_ = nullptr;
-  size_t size_ = 0;
-};
+using io::mapped_file;
 
 uint32_t u32_at(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
@@ -158,7 +121,7 @@ bgen_genotypes::bgen_genotypes(const std::string& path, const bgen_options& opt,
     : decoded_genotypes(path) {
   if (!(opt.hard_call_threshold >= 0 && opt.hard_call_threshold < 0.5))
     throw input_error("hard-call threshold " + std::to_string(opt.hard_call_threshold) + " outside [0, 0.5)");
-  const mapped_file f(path);
+  const mapped_file f(path, "BGEN");
   auto bad_header = [&](const std::string& what) { return input_error(path + ": bad BGEN header: " + what); };
   if (f.size() < 24) throw bad_header("the file is " + std::to_string(f.size()) + " bytes, shorter than a header");
   // Header block: offset of the first variant (from byte 4), L_H, M variants, N samples, magic,
@@ -224,9 +187,7 @@ bgen_genotypes::bgen_genotypes(const std::string& path, const bgen_options& opt,
   blocks.reserve(expected);
   variants_.reserve(expected);
   cursor c(f, 4 + size_t(offset));
-  std::string chrom;
-  std::unordered_set<std::string> finished;
-  int64_t last_pos = 0;
+  io::chromosome_order order;
   // The largest block N samples can need (ploidy <= 2, 32 bits a value): a larger stated length is
   // corruption, refused before anything is allocated for it.
   const uint64_t largest_block = 10 + uint64_t(n) + 8 * uint64_t(n);
@@ -268,16 +229,9 @@ bgen_genotypes::bgen_genotypes(const std::string& path, const bgen_options& opt,
     if (a_ref.empty() || a_alt.empty()) throw input_error(where(rsid) + ": an empty allele");
 
     const std::string name = opt.chromosomes.canonical(chr);
-    if (name != chrom) {
-      if (finished.count(name))
-        throw input_error(where(rsid) + ": chromosome " + name + " comes back after other chromosomes; variants "
-                          "must be grouped by chromosome, as plink2 requires");
-      if (!chrom.empty()) finished.insert(chrom);
-      chrom = name;
-    } else if (position < last_pos) {
-      ++counts_.unsorted;
-    }
-    last_pos = position;
+    if (!order.add(name, position))
+      throw input_error(where(rsid) + ": chromosome " + name + " comes back after other chromosomes; variants "
+                        "must be grouped by chromosome, as plink2 requires");
     variant_record v;
     v.chrom = name;
     v.id = std::move(rsid);
@@ -287,6 +241,8 @@ bgen_genotypes::bgen_genotypes(const std::string& path, const bgen_options& opt,
     variants_.push_back(std::move(v));
     blocks.push_back(b);
   }
+
+  counts_.unsorted = order.unsorted();
 
   // Decode in chunks, in parallel within each: an error stops at the end of its chunk and names the
   // first bad variant of it.

@@ -28,10 +28,12 @@ std::string format_double(double x) {
   return std::string(buf, r.ptr);
 }
 
-void write_fam(output_file& out, const std::vector<sample_record>& samples, plink_text_style style) {
+// `sample(i)` / `variant(j)`: the records, from vectors or from a genotype source.
+template <class Sample>
+void write_fam(output_file& out, size_t count, Sample sample, plink_text_style style) {
   const char sep = style == plink_text_style::plink2 ? '\t' : ' ';
-  for (size_t i = 0; i < samples.size(); ++i) {
-    const sample_record& s = samples[i];
+  for (size_t i = 0; i < count; ++i) {
+    const sample_record& s = sample(i);
     check_field(s.fid, "FID", out.path(), i);
     check_field(s.iid, "IID", out.path(), i);
     check_field(s.father, "father ID", out.path(), i);
@@ -43,9 +45,10 @@ void write_fam(output_file& out, const std::vector<sample_record>& samples, plin
   }
 }
 
-void write_bim(output_file& out, const std::vector<variant_record>& variants, plink_text_style style) {
-  for (size_t j = 0; j < variants.size(); ++j) {
-    const variant_record& v = variants[j];
+template <class Variant>
+void write_bim(output_file& out, size_t count, Variant variant, plink_text_style style) {
+  for (size_t j = 0; j < count; ++j) {
+    const variant_record& v = variant(j);
     check_field(v.chrom, "chromosome", out.path(), j);
     check_field(v.id, "variant ID", out.path(), j);
     check_field(v.a1, "allele 1", out.path(), j);
@@ -60,18 +63,27 @@ void write_bim(output_file& out, const std::vector<variant_record>& variants, pl
   }
 }
 
-void write_bed(output_file& out, const variant_major_view& g) {
-  static constexpr uint8_t magic[3] = {0x6c, 0x1b, 0x01};
-  out.write(magic, 3);
+constexpr uint8_t bed_magic[3] = {0x6c, 0x1b, 0x01};
+
+// The rows of `g`, with padding calls zeroed (views may have any value there; the file needs 00).
+void write_rows(output_file& out, const variant_major_view& g) {
   const int64_t row = (g.n_samples + 3) / 4;
   if (row == 0 || g.n_variants == 0) return;
-  // Views may have padding calls of any value; the file needs them zero.
   const int tail = static_cast<int>(g.n_samples & 3);
   const uint8_t tail_mask = tail ? static_cast<uint8_t>((1u << (2 * tail)) - 1) : 0xff;
   const int64_t rows_per_chunk = std::max<int64_t>(1, (int64_t{1} << 20) / row);
-  std::vector<uint8_t> chunk(static_cast<size_t>(std::min(rows_per_chunk, g.n_variants) * row));
+  std::vector<uint8_t> chunk;
   for (int64_t first = 0; first < g.n_variants; first += rows_per_chunk) {
     const int64_t count = std::min(rows_per_chunk, g.n_variants - first);
+    // Rows already laid out as the file wants them (no stride, padding calls zero, as decoding
+    // readers keep them) are written from where they are.
+    bool as_is = g.row_bytes == row;
+    for (int64_t k = 0; k < count && as_is; ++k) as_is = (g.row(first + k)[row - 1] & ~tail_mask) == 0;
+    if (as_is) {
+      out.write(g.row(first), static_cast<size_t>(count * row));
+      continue;
+    }
+    chunk.resize(static_cast<size_t>(count * row));
     for (int64_t k = 0; k < count; ++k) {
       uint8_t* dst = chunk.data() + k * row;
       std::memcpy(dst, g.row(first + k), static_cast<size_t>(row));
@@ -93,9 +105,35 @@ void write_plink_fileset(const std::string& prefix, const std::vector<sample_rec
   PMX_EXPECTS(genotypes.n_variants == 0 || genotypes.row_bytes >= (genotypes.n_samples + 3) / 4,
               "row stride shorter than a row");
   output_group group;
-  write_fam(group.add(prefix + ".fam"), samples, style);
-  write_bim(group.add(prefix + ".bim"), variants, style);
-  write_bed(group.add(prefix + ".bed"), genotypes);
+  write_fam(group.add(prefix + ".fam"), samples.size(), [&](size_t i) -> const sample_record& { return samples[i]; },
+            style);
+  write_bim(group.add(prefix + ".bim"), variants.size(),
+            [&](size_t j) -> const variant_record& { return variants[j]; }, style);
+  output_file& bed = group.add(prefix + ".bed");
+  bed.write(bed_magic, 3);
+  write_rows(bed, genotypes);
+  group.commit_all();
+}
+
+void write_plink_fileset(const std::string& prefix, const genotype_source& g, plink_text_style style,
+                         progress_sink* progress) {
+  output_group group;
+  write_fam(group.add(prefix + ".fam"), size_t(g.n_samples()),
+            [&](size_t i) -> const sample_record& { return g.sample(int64_t(i)); }, style);
+  write_bim(group.add(prefix + ".bim"), size_t(g.n_variants()),
+            [&](size_t j) -> const variant_record& { return g.variant(int64_t(j)); }, style);
+  output_file& bed = group.add(prefix + ".bed");
+  bed.write(bed_magic, 3);
+  // Blocks of about 4 MB: a source that decodes as it is read (.pgen) hands over rows that are
+  // still in cache, and is never whole in memory.
+  const int64_t row = std::max<int64_t>(1, (g.n_samples() + 3) / 4);
+  const int64_t per_block = std::max<int64_t>(1, (int64_t{4} << 20) / row);
+  packed_genotypes copy;
+  for (int64_t first = 0; first < g.n_variants(); first += per_block) {
+    const int64_t count = std::min(per_block, g.n_variants() - first);
+    write_rows(bed, g.block(first, count, copy));
+    report(progress, "write .bed", double(first + count) / double(g.n_variants()));
+  }
   group.commit_all();
 }
 

@@ -112,7 +112,9 @@ packed_genotypes selected_genotypes::read_block(int64_t first, int64_t count) co
   // A source in memory (mapped .bed, VCF) shows the whole span without a copy: pick rows from it.
   const variant_major_view span_view = all_->mapped_block(lo, span);
   if (span_view.data) return subset(span_view, samples, rows);
-  // Otherwise read each run of consecutive variants and compact it.
+  // Otherwise read each run of consecutive variants and compact it; a source that decodes as it
+  // is read (.pgen) hands over its copy as is when nothing is to be dropped.
+  if (all_samples_kept() && span == count) return all_->read_block(lo, count);
   packed_genotypes out(n_samples(), count);
   for (int64_t k = 0; k < count;) {
     int64_t len = 1;

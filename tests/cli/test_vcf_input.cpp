@@ -10,21 +10,16 @@
 #include "panoramix/vcf_files.hpp"
 #include "test_support.hpp"
 #include "../io/vcf_test_files.hpp"
+#include "input_format_checks.hpp"
 
 namespace pmx::test {
 namespace {
 
-class VcfInput : public ::testing::Test {
+class VcfInput : public input_format_test {
  protected:
   void SetUp() override {
-    if (!vcf_compiled_in()) GTEST_SKIP() << "this build has no htslib";
-    if (!have_program("plink2")) GTEST_SKIP() << "plink2 is not installed";
-  }
-
-  /// Runs panoramix; fails the test with its output when it fails.
-  void pmx(const std::string& args, const std::string& name) {
-    const std::string log = work().path(name + ".txt");
-    ASSERT_EQ(panoramix(args + " --threads 2", log), 0) << args << "\n" << read_text(log);
+    input_format_test::SetUp();
+    if (!IsSkipped() && !vcf_compiled_in()) GTEST_SKIP() << "this build has no htslib";
   }
 };
 
@@ -63,47 +58,11 @@ TEST_F(VcfInput, StatisticsFromVcfEqualThoseFromTheConvertedBed) {
   ASSERT_EQ(run("plink2 --bfile " + shq(bfile) + " --export bcf --out " + shq(exp)), 0);
   const std::string vcf = exp + ".vcf.gz", bcf = exp + ".bcf";
   pmx("convert --vcf " + shq(vcf) + " --out " + shq(conv), "maize_convert");
-  // --keep: every other sample of the converted .fam (FID 0, IID = the VCF ID); --extract: 2 in 3.
-  const std::string keep = work().path("maize.keep"), extract = work().path("maize.extract");
-  {
-    auto field = [](const std::string& line, int k) {
-      std::istringstream ss(line);
-      std::string f;
-      for (int i = 0; i <= k; ++i) ss >> f;
-      return f;
-    };
-    const auto fam = field_lines(conv + ".fam"), bim = field_lines(conv + ".bim");
-    std::string k, e;
-    for (size_t i = 0; i < fam.size(); i += 2) k += field(fam[i], 0) + " " + field(fam[i], 1) + "\n";
-    for (size_t j = 0; j < bim.size(); ++j)
-      if (j % 3) e += field(bim[j], 1) + "\n";
-    write_file(keep, k);
-    write_file(extract, e);
-  }
-  const struct {
-    const char* command;
-    std::vector<const char*> outputs;
-  } stats[] = {{"grm", {".rel.bin", ".rel.id"}},
-               {"grm --format gcta", {".grm.bin", ".grm.N.bin", ".grm.id"}},
-               {"freq", {".afreq"}},
-               {"pca --pcs 4 --exact", {".eigenval", ".eigenvec"}}};
-  int k = 0;
-  for (const auto& s : stats)
-    for (const std::string& sel : {std::string(), "--keep " + shq(keep) + " --extract " + shq(extract)}) {
-      SCOPED_TRACE(std::string(s.command) + " " + sel);
-      const std::string a = work().path("from_bed" + std::to_string(k)), b = work().path("from_vcf" + std::to_string(k)),
-                        c = work().path("from_bcf" + std::to_string(k));
-      ++k;
-      pmx(std::string(s.command) + " --bfile " + shq(conv) + " " + sel + " --out " + shq(a), "stat_bed");
-      pmx(std::string(s.command) + " --vcf " + shq(vcf) + " " + sel + " --out " + shq(b), "stat_vcf");
-      pmx(std::string(s.command) + " --bcf " + shq(bcf) + " " + sel + " --out " + shq(c), "stat_bcf");
-      for (const char* ext : s.outputs) {
-        const std::string want = file_bytes(a + ext);
-        EXPECT_FALSE(want.empty()) << ext;
-        EXPECT_EQ(file_bytes(b + ext), want) << ext << " from --vcf";
-        EXPECT_EQ(file_bytes(c + ext), want) << ext << " from --bcf";
-      }
-    }
+  expect_statistics_as_from_bed(conv, {"--vcf " + shq(vcf), "--bcf " + shq(bcf)},
+                                {{"grm", {".rel.bin", ".rel.id"}},
+                                 {"grm --format gcta", {".grm.bin", ".grm.N.bin", ".grm.id"}},
+                                 {"freq", {".afreq"}},
+                                 {"pca --pcs 4 --exact", {".eigenval", ".eigenvec"}}});
 }
 
 // An analysis that asks for its genotypes through analysis_context reads --vcf too (a.bfile carries

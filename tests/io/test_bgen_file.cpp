@@ -5,8 +5,6 @@
 // zstd, haploid, phased, missing and uncertain calls). Hand-checked decoding cases come first.
 #include <gtest/gtest.h>
 
-#include <cstring>
-#include <filesystem>
 
 #include "io/bgen_probabilities.hpp"
 #include "io/oxford_sample_file.hpp"
@@ -14,17 +12,13 @@
 #include "panoramix/error.hpp"
 #include "panoramix/plink_write.hpp"
 #include "bgen_test_files.hpp"
+#include "genotype_source_checks.hpp"
 #include "shared_data_sets.hpp"
 #include "test_support.hpp"
 #include "vcf_test_files.hpp"
 
 namespace pmx::test {
 namespace {
-
-#define PMX_REQUIRE_PLINK2()                                                        \
-  do {                                                                              \
-    if (!have_program("plink2")) GTEST_SKIP() << "plink2 is not installed";        \
-  } while (0)
 
 uint8_t code_at(const std::vector<uint8_t>& row, int i) { return (row[i >> 2] >> (2 * (i & 3))) & 3; }
 
@@ -160,12 +154,7 @@ void expect_plink2_fileset(const std::string& file, const bgen_options& o, const
 // as plink2 reads it, with the sample block's IDs and with the .sample file's.
 TEST(BgenFile, SharedDataSetsAsPlink2ReadsThem) {
   PMX_REQUIRE_PLINK2();
-  int seen = 0;
-  for (const data_set& d : shared_data_sets) {
-    const std::string bfile = shared_data(d.prefix);
-    if (bfile.empty()) continue;
-    ++seen;
-    const std::string name = std::filesystem::path(d.prefix).filename().string();
+  const int seen = for_each_shared_data_set([](const data_set& d, const std::string& bfile, const std::string& name) {
     int k = 0;
     for (const char* what : {"bgen-1.2 bits=8", "bgen-1.2", "bgen-1.3 bits=8", "bgen-1.3"}) {
       const std::string exp = work().path(name + ".export" + std::to_string(k++));
@@ -185,7 +174,7 @@ TEST(BgenFile, SharedDataSetsAsPlink2ReadsThem) {
       expect_plink2_fileset(exp + ".bgen", o, d.chr_flags, name + ".sample");
       if (HasFatalFailure()) return;
     }
-  }
+  });
   if (seen == 0) GTEST_SKIP() << "no data set under ../shared/data";
 }
 
@@ -256,10 +245,7 @@ TEST(BgenFile, BlocksAreViewsOfTheRows) {
   const bgen_genotypes b(file);
   EXPECT_EQ(b.n_samples(), 5);
   EXPECT_EQ(b.n_variants(), 30);
-  const auto view = b.mapped_block(3, 10);
-  const auto copy = b.read_block(3, 10);
-  ASSERT_NE(view.data, nullptr);
-  EXPECT_EQ(std::memcmp(view.data, copy.row(0), size_t(10 * view.row_bytes)), 0);
+  expect_blocks_are_views_of_the_rows(b, 3, 10);
   EXPECT_EQ(b.format(), "BGEN layout 2, uncompressed");
 }
 

@@ -20,11 +20,6 @@ namespace {
   do {                                                                              \
     if (!::pmx::vcf_compiled_in()) GTEST_SKIP() << "this build has no htslib";      \
   } while (0)
-#define PMX_REQUIRE_PLINK2()                                                        \
-  do {                                                                              \
-    if (!have_program("plink2")) GTEST_SKIP() << "plink2 is not installed";        \
-  } while (0)
-
 // htslib's GT integers: (allele + 1) << 1 | phased; 0 = '.'.
 constexpr int32_t A(int allele, bool phased = false) { return ((allele + 1) << 1) | (phased ? 1 : 0); }
 constexpr int32_t dot = 0, end = io::gt_vector_end;
@@ -147,12 +142,7 @@ void expect_plink2_fileset(const std::string& flag, const std::string& file, con
 TEST(VcfFile, SharedDataSetsAsPlink2ReadsThem) {
   PMX_REQUIRE_VCF();
   PMX_REQUIRE_PLINK2();
-  int seen = 0;
-  for (const data_set& d : shared_data_sets) {
-    const std::string bfile = shared_data(d.prefix);
-    if (bfile.empty()) continue;
-    ++seen;
-    const std::string name = std::filesystem::path(d.prefix).filename().string();
+  const int seen = for_each_shared_data_set([](const data_set& d, const std::string& bfile, const std::string& name) {
     const std::string exp = work().path(name + ".export");
     for (const char* what : {"vcf bgz", "bcf"}) {
       ASSERT_EQ(run("plink2 --bfile " + shq(bfile) + " " + d.chr_flags + " --export " + what +
@@ -168,7 +158,7 @@ TEST(VcfFile, SharedDataSetsAsPlink2ReadsThem) {
       expect_plink2_fileset(is_bcf ? "--bcf" : "--vcf", file, o, d.chr_flags, name + (is_bcf ? ".bcf" : ".vcf"));
       if (HasFatalFailure()) return;
     }
-  }
+  });
   if (seen == 0) GTEST_SKIP() << "no data set under ../shared/data";
 }
 
