@@ -58,6 +58,7 @@
 #include "panoramix/packed_genotypes.hpp"
 #include "panoramix/pca.hpp"
 #include "panoramix/pca_files.hpp"
+#include "panoramix/pgen_files.hpp"
 #include "panoramix/pedigree.hpp"
 #include "panoramix/pedigree_analysis.hpp"
 #include "panoramix/pedigree_files.hpp"

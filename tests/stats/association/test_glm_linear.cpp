@@ -118,8 +118,6 @@ void compare(const std::string& dir, const std::string& bfile, const std::string
         << t;
 }
 
-#define PMX_REQUIRE_PLINK2() \
-  if (!have_program("plink2")) GTEST_SKIP() << "plink2 absent: no oracle"
 
 TEST(GlmLinear, SimulatedWithMissingCallsAndCovariatesEqualsPlink2) {
   PMX_REQUIRE_PLINK2();
