@@ -47,7 +47,7 @@ struct matern_params {
 /// Largest ν of the quadrature route (Γ(ν+1) stays finite in double beyond it only to 170).
 inline constexpr double matern_max_nu = 150;
 
-enum class matern_method { quadrature, bessel };
+enum class matern_method { quadrature, bessel, trapezoid };
 
 /// Outputs, each n entries (null = not computed). Same memory space as the distances.
 struct matern_outputs {
@@ -72,7 +72,7 @@ inline bool matern_small_distance(const matern_params& p, double h) {
   return a > 0 && a < 1e-12;
 }
 
-/// "quadrature" or "bessel".
+/// "quadrature", "bessel" or "trapezoid".
 const char* matern_method_name(matern_method m);
 
 }  // namespace pmx

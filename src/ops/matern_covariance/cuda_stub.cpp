@@ -8,4 +8,9 @@ void matern_quadrature(const executor&, const detail::matern_consts&, const doub
   throw unsupported_error("Matérn covariance: the CUDA backend is not compiled in (use --device cpu)");
 }
 
+void matern_trapezoid(const executor& e, const detail::matern_consts& k, const double* h, int64_t n,
+                      const matern_outputs& out) {
+  matern_quadrature(e, k, h, n, out);
+}
+
 }  // namespace pmx::kernels::cuda

@@ -13,7 +13,14 @@
 
 namespace pmx {
 
-const char* matern_method_name(matern_method m) { return m == matern_method::bessel ? "bessel" : "quadrature"; }
+const char* matern_method_name(matern_method m) {
+  switch (m) {
+    case matern_method::bessel: return "bessel";
+    case matern_method::trapezoid: return "trapezoid";
+    case matern_method::quadrature: break;
+  }
+  return "quadrature";
+}
 
 void matern_covariance(const executor& exec, const matern_params& p, matern_method method, const double* h,
                        int64_t n, const matern_outputs& out, int table_stride) {
@@ -58,6 +65,14 @@ void matern_covariance(const executor& exec, const matern_params& p, matern_meth
   k.trigamma1 = boost::math::trigamma(p.nu + 1);
   k.derivatives = derivatives;
   k.stride = table_stride;
+  if (method == matern_method::trapezoid) {
+    k.stride = 1;  // (its exp-sinh fallback at full accuracy)
+    switch (exec.kind()) {
+      case backend::reference: return kernels::reference::matern_trapezoid(exec, k, h, n, out);
+      case backend::cpu: return kernels::cpu::matern_trapezoid(exec, k, h, n, out);
+      case backend::cuda: return kernels::cuda::matern_trapezoid(exec, k, h, n, out);
+    }
+  }
   switch (exec.kind()) {
     case backend::reference: return kernels::reference::matern_quadrature(exec, k, h, n, out);
     case backend::cpu: return kernels::cpu::matern_quadrature(exec, k, h, n, out);

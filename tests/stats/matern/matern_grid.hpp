@@ -74,4 +74,13 @@ inline void print_grid_errors(const std::string& what, const grid_errors& e) {
               e.dsigma2.text().c_str(), e.drho.text().c_str(), e.dnu.text().c_str(), e.d2nu.text().c_str());
 }
 
+/// The targets: C (and dC/dσ², dC/dρ) 1e-14, dC/dν 1e-10, d²C/dν² 1e-8 relative.
+inline void expect_grid_targets(const grid_errors& e) {
+  EXPECT_LE(e.C.rel, 1e-14) << e.C.text();
+  EXPECT_LE(e.dsigma2.rel, 1e-14) << e.dsigma2.text();
+  EXPECT_LE(e.drho.rel, 1e-14) << e.drho.text();
+  EXPECT_LE(e.dnu.rel, 1e-10) << e.dnu.text();
+  EXPECT_LE(e.d2nu.rel, 1e-8) << e.d2nu.text();
+}
+
 }  // namespace pmx::test

@@ -15,6 +15,11 @@ TEST(MaternBackends, CpuMatchesReference) {
   for (int64_t n : {1, 3, 33, 1001}) check_matern_backend(executor(backend::cpu, 2), n, 7 + n);
 }
 
+TEST(MaternBackends, TrapezoidMatchesQuadratureReference) {
+  for (int64_t n : {1, 33, 1001}) check_matern_backend(executor(backend::cpu, 2), n, 17 + n, matern_method::trapezoid);
+  check_matern_backend(reference_executor(), 501, 5, matern_method::trapezoid);
+}
+
 TEST(MaternBackends, BesselRouteMatchesQuadrature) {
   std::vector<double> h = matern_case_distances(500, 3);
   for (double& x : h) x = std::min(std::max(x, 1e-6), 100.0);  // where K_ν is representable

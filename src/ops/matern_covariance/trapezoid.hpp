@@ -1,0 +1,139 @@
+// One distance's Matérn sums by the trapezoid rule in s = ln u (the `trapezoid` route), shared by
+// the host backends and the CUDA kernel (host-device inline). The integrals and the combination
+// with Γ, ψ, ψ′ are the op header's (matern_finish); the table is trapezoid_table.hpp's.
+//
+// Per distance, with y_j = a r_j = a/u_j the argument of e^{−a/u}:
+//   explicit nodes  y ∈ (ln 2, 170]: one exp each (88 nodes: s from ln(a/ln 2) − 5.5);
+//   left of them    e^{−y} < e^{−170}: the direct form's terms vanish; the complement's first
+//                   term is Q (its (1 − e^{−y}) = 1), summed once per call (the table's prefix);
+//   right of them   y ≤ ln 2: e^{−y} and 1 − e^{−y} as 20 Taylor terms in y = y_0 r_i/r_0, whose
+//                   sums over the nodes are the table's per-call moments: a Horner step each.
+// So the work is the same for every distance (88 exps, 20-term Horner sums), whatever a is.
+//
+// Why δ = 1/16 suffices, and where: the integrand e^{νs − a e^{−s} − e^s} is analytic in
+// |Im s| < π/2 (there |e^{−a e^{−s}}| ≤ 1 and |e^{−e^s}| ≤ 1), so the rule's relative error is
+// about e^{−2π·1.4/δ} ≈ e^{−140} where the integrand is broad; where its peak is narrow (large
+// a or ν) it behaves like a Gaussian of curvature κ = u* + a/u* (u* the peak) and the error is
+// ≈ e^{−(2π/δ)²/(2κ)}: below e^{−50} for κ ≤ 100 (x = √(2ν)h/ρ ≤ ~100 at small ν, ν ≤ ~90).
+// Beyond that (C < e^{−100} or ν > 90), and for a < 1e-300 (below the grid), trap_applies is
+// false and the caller uses the exp-sinh route (point.hpp) for that distance.
+#pragma once
+#include <cstddef>
+
+#include "ops/matern_covariance/point.hpp"
+#include "ops/matern_covariance/quadrature_table.hpp"
+#include "ops/matern_covariance/trapezoid_table.hpp"
+
+namespace pmx::detail {
+
+inline constexpr double trap_kappa_max = 100;
+inline constexpr double trap_a_min = 1e-300;
+
+/// Whether the trapezoid sums are accurate at a = νh²/(2ρ²) (see above); false for a = ∞.
+PMX_MATERN_HD inline bool trap_applies(double nu, double a) {
+  if (!(a >= trap_a_min)) return false;
+  const double u = 0.5 * (nu + sqrt(nu * nu + 4 * a));
+  return u + a / u <= trap_kappa_max;
+}
+
+/// Σ_k c_k z^k over the tail's terms (Horner).
+PMX_MATERN_HD inline double trap_horner(const double* c, double z) {
+  double v = c[trap_terms - 1];
+  for (int k = trap_terms - 2; k >= 0; --k) v = v * z + c[k];
+  return v;
+}
+
+/// Σ_k (a g_k + h_k) z^k: the complement's tail (its first term carries one more power of a).
+PMX_MATERN_HD inline double trap_horner2(const double* g, const double* h, double a, double z) {
+  double v = a * g[trap_terms - 1] + h[trap_terms - 1];
+  for (int k = trap_terms - 2; k >= 0; --k) v = v * z + (a * g[k] + h[k]);
+  return v;
+}
+
+/// The tail's coefficients at the distance's right node, and z = −y there.
+PMX_MATERN_HD inline const double* trap_tail_at(const trap_view& t, int right, double a, double& z) {
+  z = -a * t.node[right - t.node_first].r;
+  return t.tail + static_cast<size_t>(right - t.tail_first) * trap_sets * trap_terms;
+}
+
+/// The direct form's sums (I, I′, I″ as in point.hpp; K = Σ (a/u) f for dC/dρ).
+PMX_MATERN_HD inline matern_sums trap_direct(const trap_view& t, const trap_range& w, double a, double b, bool deriv) {
+  matern_sums m;
+  for (int j = w.lo; j < w.hi; ++j) {
+    const trap_node& n = t.node[j - t.node_first];
+    const double y = a * n.r, f = n.P * exp(-y);
+    m.I += f;
+    m.K += y * f;
+    if (deriv) {
+      const double L = n.s - b * n.r;  // ∂/∂ν log f = ln u − b/u
+      m.I1 += f * L;
+      m.I2 += f * L * L;
+    }
+  }
+  if (w.right > trap_grid_hi) return m;
+  double z;
+  const double* c = trap_tail_at(t, w.right, a, z);
+  m.I += trap_horner(c + trap_d0 * trap_terms, z);
+  m.K += trap_horner(c + trap_h0 * trap_terms, z);
+  if (deriv) {
+    m.I1 += trap_horner(c + (trap_d0 + 1) * trap_terms, z);
+    m.I2 += trap_horner(c + (trap_d0 + 2) * trap_terms, z);
+  }
+  return m;
+}
+
+/// The complement form's sums J = ∫ T1 + T2 (the terms and their ν-derivatives as in
+/// matern_complement_node; here f = P e^{−y}, T1 = (1 − e^{−y}) Q, T2 = y f).
+PMX_MATERN_HD inline matern_sums trap_complement(const trap_view& t, const trap_range& w, double a, double b,
+                                                 bool deriv) {
+  matern_sums m;
+  const double* pq = t.prefix + 3 * (w.lo - t.node_first);
+  m.I = pq[0], m.I1 = pq[1], m.I2 = pq[2];
+  for (int j = w.lo; j < w.hi; ++j) {
+    const trap_node& n = t.node[j - t.node_first];
+    const double y = a * n.r, E = exp(-y), f = n.P * E, t1 = (1 - E) * n.Q, t2 = y * f;
+    m.I += t1 + t2;
+    m.K += t2;
+    if (deriv) {
+      const double br = b * n.r, mm = n.s - br;
+      m.I1 += n.s * t1 + b * f + br * f + t2 * mm;
+      m.I2 += n.s * n.s * t1 + 2 * n.s * b * f - b * br * f + 2 * br * f * mm + t2 * mm * mm;
+    }
+  }
+  if (w.right > trap_grid_hi) return m;
+  double z;
+  const double* c = trap_tail_at(t, w.right, a, z);
+  const double *g = c + trap_g0 * trap_terms, *h = c + trap_h0 * trap_terms;
+  m.I += trap_horner2(g, h, a, z);
+  m.K += trap_horner(h, z);
+  if (deriv) {
+    m.I1 += trap_horner2(g + trap_terms, h + trap_terms, a, z);
+    m.I2 += trap_horner2(g + 2 * trap_terms, h + 2 * trap_terms, a, z);
+  }
+  return m;
+}
+
+/// C and the requested derivatives at h > 0 with trap_applies(ν, a): the direct form, and the
+/// complement where C > 1/2 and ν-derivatives are asked (C alone is accurate either way).
+PMX_MATERN_HD inline matern_point matern_trapezoid(const matern_consts& k, const trap_view& t, double h) {
+  const double a = k.a_per_h2 * h * h, b = k.b_per_h2 * h * h;
+  const trap_range w = trap_range_of(a);
+  const bool deriv = k.derivatives != 0;
+  const matern_sums m = trap_direct(t, w, a, b, deriv);
+  if (!deriv || m.I * k.inv_gamma <= 0.5) return matern_finish(k, false, m, 1);
+  return matern_finish(k, true, trap_complement(t, w, a, b, deriv), 1);
+}
+
+/// One distance of the route: h = 0 and overflowing a as point.hpp; where the trapezoid rule is
+/// not accurate (trap_applies), the exp-sinh route's windowed sums on `exp_sinh` (k.stride = 1).
+template <class Table>
+PMX_MATERN_HD inline matern_point matern_trapezoid_point(const matern_consts& k, const trap_view& t,
+                                                         const Table& exp_sinh, double h) {
+  if (h == 0) return matern_at_zero(k);
+  const double a = k.a_per_h2 * h * h;
+  if (matern_beyond_range(a)) return matern_point{0, 0, 0, 0, 0};
+  if (!trap_applies(k.nu, a)) return matern_window(k, exp_sinh, matern_nodes, matern_origin, matern_delta, h);
+  return matern_trapezoid(k, t, h);
+}
+
+}  // namespace pmx::detail
