@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/cuda_context.hpp"
+#include "ops/matern_covariance/bessel_k.hpp"
 #include "ops/matern_covariance/kernels.hpp"
 #include "ops/matern_covariance/quadrature_table.hpp"
 #include "ops/matern_covariance/trapezoid.hpp"
@@ -112,6 +113,15 @@ __global__ void __launch_bounds__(256) trapezoid_kernel(detail::matern_consts k,
   if (i < n) store_matern(out, i, detail::matern_trapezoid_point(k, t, exp_sinh, h[i]));
 }
 
+// The closed form (bessel_k.hpp) for C, dC/dσ², dC/dρ: one thread a distance; the per-call
+// constants (4 KB) travel as the kernel's parameter (CUDA ≥ 12.1 allows up to 32 KB), which the
+// lanes read uniformly.
+__global__ void __launch_bounds__(256) bessel_kernel(const detail::bessel_consts k, const double* __restrict__ h,
+                                                     int64_t n, matern_outputs out) {
+  const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (i < n) store_matern(out, i, detail::matern_bessel_k_point(k, h[i]));
+}
+
 // The least and greatest finite positive distance (as bit patterns: non-negative doubles order as
 // their integers), for the range of the per-call table.
 __global__ void positive_range_kernel(const double* __restrict__ h, int64_t n, unsigned long long* lohi) {
@@ -203,6 +213,16 @@ void matern_quadrature(const executor& exec, const detail::matern_consts& k, con
   upload_table(c.stream);
   run_pieces(exec, c, h, n, out, detail::is_device_pointer(h), [&](const double* d_h, int64_t count, const matern_outputs& d) {
     matern_kernel<<<blocks_for(count), threads_per_block, 0, c.stream>>>(k, d_h, count, d);
+    PMX_CUDA_CHECK_LAUNCH();
+  });
+}
+
+void matern_bessel(const executor& exec, const detail::bessel_consts& k, const double* h, int64_t n,
+                   const matern_outputs& out) {
+  detail::cuda_scope scope(exec);
+  detail::cuda_context& c = scope.ctx;
+  run_pieces(exec, c, h, n, out, detail::is_device_pointer(h), [&](const double* d_h, int64_t count, const matern_outputs& d) {
+    bessel_kernel<<<blocks_for(count), threads_per_block, 0, c.stream>>>(k, d_h, count, d);
     PMX_CUDA_CHECK_LAUNCH();
   });
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <exception>
 
+#include "ops/matern_covariance/bessel_k.hpp"
 #include "ops/matern_covariance/kernels.hpp"
 #include "panoramix/error.hpp"
 
@@ -36,8 +37,12 @@ void matern_covariance(const executor& exec, const matern_params& p, matern_meth
     for (int64_t i = 0; i < n; ++i) PMX_EXPECTS(std::isfinite(h[i]) && h[i] >= 0, "distances must be finite and >= 0");
 
   if (method == matern_method::bessel) {
-    if (exec.kind() == backend::cuda)
-      throw unsupported_error("Matérn covariance: the Bessel-K route runs on the cpu only (use --method quadrature)");
+    if (exec.kind() == backend::cuda) {
+      if (derivatives)
+        throw unsupported_error(
+            "Matérn covariance: the Bessel-K route on cuda has no nu-derivatives (use --method trapezoid)");
+      return kernels::cuda::matern_bessel(exec, detail::make_bessel_consts(p.sigma2, p.rho, p.nu), h, n, out);
+    }
     const int threads = exec.kind() == backend::cpu ? exec.threads() : 1;
     std::exception_ptr failed;  // an exception must not leave the parallel region: the first is rethrown
 #pragma omp parallel for schedule(dynamic, 256) num_threads(threads)

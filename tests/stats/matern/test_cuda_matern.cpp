@@ -8,6 +8,7 @@
 
 #include "matern_backend_cases.hpp"
 #include "matern_grid.hpp"
+#include "ops/matern_covariance/bessel_k.hpp"
 
 namespace pmx::test {
 namespace {
@@ -24,6 +25,32 @@ TEST(CudaMatern, TrapezoidMeetsTheTargetsOnTheWholeGrid) {
   const grid_errors e = grid_errors_of(executor(backend::cuda), matern_method::trapezoid);
   print_grid_errors("trapezoid (cuda)", e);
   expect_grid_targets(e);
+}
+
+// The cuda `bessel` route (host-device closed form): C, dC/dσ², dC/dρ.
+TEST(CudaMatern, BesselMeetsTheTargetsOnTheWholeGrid) {
+  PMX_REQUIRE_GPU();
+  const grid_errors e = grid_errors_of(executor(backend::cuda), matern_method::bessel, 1, false);
+  print_grid_errors("Bessel K closed form (cuda; no nu-derivatives)", e);
+  expect_grid_targets(e);
+}
+
+// The same functions on the host and the device, on random and extreme distances.
+TEST(CudaMatern, BesselMatchesTheHostDeviceCodeOnTheHost) {
+  PMX_REQUIRE_GPU();
+  const int64_t n = 4099;
+  const std::vector<double> h = matern_case_distances(n, 23);
+  for (double nu : {1e-4, 0.1, 0.5, 1.0, 2.5, 10.0, 40.0, 150.0}) {
+    const matern_params p{1.3, 0.8, nu};
+    std::vector<double> C(n), dr(n);
+    matern_covariance(executor(backend::cuda), p, matern_method::bessel, h.data(), n, {.C = C.data(), .drho = dr.data()});
+    const detail::bessel_consts k = detail::make_bessel_consts(p.sigma2, p.rho, p.nu);
+    for (int64_t i = 0; i < n; ++i) {
+      const detail::matern_point w = detail::matern_bessel_k_point(k, h[i]);
+      ASSERT_NEAR(C[i], w.C, 1e-14 * w.C + 1e-300) << h[i] << " " << nu;
+      ASSERT_NEAR(dr[i], w.drho, 1e-14 * std::fabs(w.drho) + 1e-300) << h[i] << " " << nu;
+    }
+  }
 }
 
 TEST(CudaMatern, MatchesReference) {
