@@ -72,6 +72,14 @@ inline bool matern_small_distance(const matern_params& p, double h) {
   return a > 0 && a < 1e-12;
 }
 
+/// The same for a route: quadrature as above; trapezoid for h > 0 with a < 1e-300 (h² may
+/// underflow; there it uses the exp-sinh sums); bessel never (its closed form holds to x ~ 1e-308).
+inline bool matern_small_distance(const matern_params& p, double h, matern_method m) {
+  if (m == matern_method::bessel) return false;
+  if (m == matern_method::quadrature) return matern_small_distance(p, h);
+  return h > 0 && p.nu * h * h / (2 * p.rho * p.rho) < 1e-300;
+}
+
 /// "quadrature", "bessel" or "trapezoid".
 const char* matern_method_name(matern_method m);
 
