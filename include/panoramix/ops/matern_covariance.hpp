@@ -21,15 +21,28 @@
 // ν = 1e-4; less for larger ν, where C is within a^ν of σ² anyway); front ends count such
 // distances in their log (matern_small_distance).
 //
-// Route `bessel` (reference and cpu backends): the closed form through Boost.Math cyl_bessel_k;
-// dC/dρ in closed form (K_{ν−1}); ν-derivatives by 5-point central differences of the closed form
-// (step 2.5e-3·ν): what a user without the quadrature would write, accurate to ~1e-9 (dC/dν) and
-// ~1e-6 (d²C/dν²) relative only; the benchmark reports their error.
+// Route `trapezoid` (every backend; src/ops/matern_covariance/trapezoid.hpp): the same integrals
+// (direct and complement forms, the same ν-derivative identities) by the trapezoid rule in s = ln u
+// at δ = 1/16, where the integrands are analytic in |Im s| < π/2 and decay double-exponentially.
+// Everything that depends on ν alone (u^ν e^{−u} at the nodes, prefix sums of the complement's left
+// tail, Taylor moments of the right tail in a/u ≤ ln 2) is tabulated once per call, so a distance
+// costs 88 exps and four 20-term Horner sums, whatever a. Where the integrand's peak is too narrow
+// for δ (κ = u* + a/u* > 100: x = √(2ν)h/ρ beyond ~100 at small ν, or ν beyond ~90) or a < 1e-300,
+// that distance takes the exp-sinh sums instead. On the tests' grid it is the more accurate route.
 //
-// Backends: reference (every node of the table, plain loops: the oracle), cpu (OpenMP over the
-// distances; each sum walks outward from the integrand's peak and stops 60 e-folds below it),
-// cuda (the table in constant memory, one thread per distance, one pass for C and every
-// derivative; h and the outputs in host memory, or device memory, detected per pointer).
+// Route `bessel`: the closed form. Reference and cpu backends: Boost.Math cyl_bessel_k; dC/dρ in
+// closed form (K_{ν−1}); ν-derivatives by 5-point central differences of the closed form (step
+// 2.5e-3·ν): what a user without the quadrature would write, accurate to ~1e-9 (dC/dν) and ~1e-6
+// (d²C/dν²) relative only; the benchmark reports their error. Cuda backend: K_ν by Temme's series
+// (x ≤ 2) or Steed's continued fraction (x > 2) and the forward recurrence, in host-device code
+// (src/ops/matern_covariance/bessel_k.hpp): C, dC/dσ², dC/dρ only (ν-derivatives: unsupported_error).
+//
+// Backends (quadrature): reference (every node of the table, plain loops: the oracle), cpu (OpenMP
+// over the distances; each sum walks outward from the integrand's peak and stops 60 e-folds below
+// it), cuda (the table in constant memory, one thread per distance, one pass for C and every
+// derivative; h and the outputs in host memory, or device memory, detected per pointer). The
+// trapezoid and cuda Bessel routes run the same per-distance code on every backend (serially on
+// reference); on cuda the trapezoid's per-call table lives in global memory.
 #pragma once
 #include <cstdint>
 
@@ -37,7 +50,7 @@
 
 namespace pmx {
 
-/// Parameters of C_{ρ,ν,σ²}. Valid: σ² > 0, ρ > 0, 0 < ν ≤ matern_max_nu, all finite.
+/// Parameters of C_{ρ,ν,σ²}. Valid: σ² > 0, ρ > 0, ν > 0 (≤ matern_max_nu but for `bessel`), all finite.
 struct matern_params {
   double sigma2 = 1;
   double rho = 1;
@@ -61,7 +74,8 @@ struct matern_outputs {
 /// Evaluates the requested outputs at the n distances h (each finite and >= 0; h = 0 gives σ² and
 /// zero derivatives). Throws logic_error on invalid parameters or distances (front ends validate
 /// first and name the input; distances in device memory are not checked), unsupported_error for
-/// `bessel` on cuda or cuda not compiled in. `table_stride` k ∈ {1, 2, 4, 8} uses every k-th node
+/// ν-derivatives of `bessel` on cuda or cuda not compiled in. `quadrature` and `trapezoid` need
+/// ν ≤ matern_max_nu. `table_stride` k ∈ {1, 2, 4, 8} (quadrature only) uses every k-th node
 /// (step kδ): 1 is the accuracy the tests show; 4 (δ = 1/64) is the thesis' Table 5.2 setting.
 void matern_covariance(const executor& exec, const matern_params& p, matern_method method, const double* h,
                        int64_t n, const matern_outputs& out, int table_stride = 1);

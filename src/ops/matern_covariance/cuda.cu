@@ -99,14 +99,16 @@ void upload_table(cudaStream_t stream) {
 
 
 // The trapezoid route (trapezoid.hpp): one thread a distance; every lane sums the same number of
-// explicit nodes (from its own place in the per-call table, in global memory), so the warps only
-// diverge where a lane needs the complement form or the exp-sinh fallback (global copies of that
-// table, `exp_sinh`).
+// explicit nodes (from its own place in the per-call table, in global memory, laid out so that
+// neighbouring windows share cache lines), so the warps only diverge where a lane needs the
+// complement form or the exp-sinh fallback (global copies of that table, `exp_sinh`). Four blocks
+// an SM (64 registers; ptxas spills 40 bytes, on the fallback's path): 32 warps to hide the exps'
+// latency, where 80 registers would allow 24.
 struct global_exp_sinh {
   const double *s, *r, *q;
 };
 
-__global__ void __launch_bounds__(256) trapezoid_kernel(detail::matern_consts k, detail::trap_view t,
+__global__ void __launch_bounds__(256, 4) trapezoid_kernel(detail::matern_consts k, detail::trap_view t,
                                                         global_exp_sinh exp_sinh, const double* __restrict__ h,
                                                         int64_t n, matern_outputs out) {
   const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
@@ -238,20 +240,22 @@ void matern_trapezoid(const executor& exec, const detail::matern_consts& k, cons
   detail::trap_table t;
   if (positive_range(h, n, on_device, c.stream, h_lo, h_hi)) t = detail::build_trap_table_for(k.nu, k.a_per_h2, h_lo, h_hi);
   const detail::matern_table& q = detail::matern_quadrature_table();
-  const size_t nodes = t.node.size() * sizeof(detail::trap_node), prefix = t.prefix.size() * sizeof(double),
-               tail = t.tail.size() * sizeof(double), es = sizeof q.s;
+  const size_t nodes = t.node.size() * sizeof(detail::trap_node), Q = t.Q.size() * sizeof(double),
+               prefix = t.prefix.size() * sizeof(double), tail = t.tail.size() * sizeof(double), es = sizeof q.s;
   char* block = nullptr;
-  PMX_CUDA_CHECK(cudaMallocAsync(&block, nodes + prefix + tail + 3 * es, c.stream));
-  auto put = [&](size_t at, const void* src, size_t bytes) {
+  PMX_CUDA_CHECK(cudaMallocAsync(&block, nodes + Q + prefix + tail + 3 * es, c.stream));
+  size_t at = 0;  // (the nodes first: their 16-byte loads need the alignment)
+  auto put = [&](const void* src, size_t bytes) {
     if (bytes) PMX_CUDA_CHECK(cudaMemcpyAsync(block + at, src, bytes, cudaMemcpyHostToDevice, c.stream));
-    return reinterpret_cast<const double*>(block + at);
+    at += bytes;
+    return reinterpret_cast<const double*>(block + at - bytes);
   };
   detail::trap_view v = t.view();
-  v.node = reinterpret_cast<const detail::trap_node*>(put(0, t.node.data(), nodes));
-  v.prefix = put(nodes, t.prefix.data(), prefix);
-  v.tail = put(nodes + prefix, t.tail.data(), tail);
-  const size_t at = nodes + prefix + tail;
-  const global_exp_sinh g{put(at, q.s, es), put(at + es, q.r, es), put(at + 2 * es, q.q, es)};
+  v.node = reinterpret_cast<const detail::trap_node*>(put(t.node.data(), nodes));
+  v.Q = put(t.Q.data(), Q);
+  v.prefix = put(t.prefix.data(), prefix);
+  v.tail = put(t.tail.data(), tail);
+  const global_exp_sinh g{put(q.s, es), put(q.r, es), put(q.q, es)};
   try {
     run_pieces(exec, c, h, n, out, on_device, [&](const double* d_h, int64_t count, const matern_outputs& d) {
       trapezoid_kernel<<<blocks_for(count), threads_per_block, 0, c.stream>>>(k, v, g, d_h, count, d);

@@ -36,48 +36,47 @@ PMX_MATERN_HD inline bool trap_applies(double nu, double a) {
   return u + a / u <= trap_kappa_max;
 }
 
-/// Σ_k c_k z^k over the tail's terms (Horner).
-PMX_MATERN_HD inline double trap_horner(const double* c, double z) {
-  double v = c[trap_terms - 1];
-  for (int k = trap_terms - 2; k >= 0; --k) v = v * z + c[k];
+/// Σ_k c_k z^k over the tail's terms (Horner; c_k at c[k·stride]).
+PMX_MATERN_HD inline double trap_horner(const double* c, int stride, double z) {
+  double v = c[(trap_terms - 1) * stride];
+  for (int k = trap_terms - 2; k >= 0; --k) v = v * z + c[k * stride];
   return v;
 }
 
 /// Σ_k (a g_k + h_k) z^k: the complement's tail (its first term carries one more power of a).
-PMX_MATERN_HD inline double trap_horner2(const double* g, const double* h, double a, double z) {
-  double v = a * g[trap_terms - 1] + h[trap_terms - 1];
-  for (int k = trap_terms - 2; k >= 0; --k) v = v * z + (a * g[k] + h[k]);
+PMX_MATERN_HD inline double trap_horner2(const double* g, const double* h, int stride, double a, double z) {
+  double v = a * g[(trap_terms - 1) * stride] + h[(trap_terms - 1) * stride];
+  for (int k = trap_terms - 2; k >= 0; --k) v = v * z + (a * g[k * stride] + h[k * stride]);
   return v;
 }
 
-/// The tail's coefficients at the distance's right node, and z = −y there.
-PMX_MATERN_HD inline const double* trap_tail_at(const trap_view& t, int right, double a, double& z) {
-  z = -a * t.node[right - t.node_first].r;
-  return t.tail + static_cast<size_t>(right - t.tail_first) * trap_sets * trap_terms;
+/// Coefficient set `set` of the tail at the distance's right node (its k-th term at [k·t.tails]).
+PMX_MATERN_HD inline const double* trap_tail_set(const trap_view& t, int right, int set) {
+  return t.tail + static_cast<size_t>(set) * trap_terms * t.tails + (right - t.tail_first);
 }
 
 /// The direct form's sums (I, I′, I″ as in point.hpp; K = Σ (a/u) f for dC/dρ).
 PMX_MATERN_HD inline matern_sums trap_direct(const trap_view& t, const trap_range& w, double a, double b, bool deriv) {
   matern_sums m;
   for (int j = w.lo; j < w.hi; ++j) {
-    const trap_node& n = t.node[j - t.node_first];
+    const trap_node n = t.node[j - t.node_first];
     const double y = a * n.r, f = n.P * exp(-y);
     m.I += f;
     m.K += y * f;
     if (deriv) {
-      const double L = n.s - b * n.r;  // ∂/∂ν log f = ln u − b/u
+      const double L = trap_s(j) - b * n.r;  // ∂/∂ν log f = ln u − b/u
       m.I1 += f * L;
       m.I2 += f * L * L;
     }
   }
   if (w.right > trap_grid_hi) return m;
-  double z;
-  const double* c = trap_tail_at(t, w.right, a, z);
-  m.I += trap_horner(c + trap_d0 * trap_terms, z);
-  m.K += trap_horner(c + trap_h0 * trap_terms, z);
+  const double z = -a * t.node[w.right - t.node_first].r;
+  const int st = t.tails;
+  m.I += trap_horner(trap_tail_set(t, w.right, trap_d0), st, z);
+  m.K += trap_horner(trap_tail_set(t, w.right, trap_h0), st, z);
   if (deriv) {
-    m.I1 += trap_horner(c + (trap_d0 + 1) * trap_terms, z);
-    m.I2 += trap_horner(c + (trap_d0 + 2) * trap_terms, z);
+    m.I1 += trap_horner(trap_tail_set(t, w.right, trap_d0 + 1), st, z);
+    m.I2 += trap_horner(trap_tail_set(t, w.right, trap_d0 + 2), st, z);
   }
   return m;
 }
@@ -87,28 +86,28 @@ PMX_MATERN_HD inline matern_sums trap_direct(const trap_view& t, const trap_rang
 PMX_MATERN_HD inline matern_sums trap_complement(const trap_view& t, const trap_range& w, double a, double b,
                                                  bool deriv) {
   matern_sums m;
-  const double* pq = t.prefix + 3 * (w.lo - t.node_first);
-  m.I = pq[0], m.I1 = pq[1], m.I2 = pq[2];
+  const double* pq = t.prefix + (w.lo - t.node_first);
+  m.I = pq[0], m.I1 = pq[t.nodes], m.I2 = pq[2 * t.nodes];
   for (int j = w.lo; j < w.hi; ++j) {
-    const trap_node& n = t.node[j - t.node_first];
-    const double y = a * n.r, E = exp(-y), f = n.P * E, t1 = (1 - E) * n.Q, t2 = y * f;
+    const trap_node n = t.node[j - t.node_first];
+    const double y = a * n.r, E = exp(-y), f = n.P * E, t1 = (1 - E) * t.Q[j - t.node_first], t2 = y * f;
     m.I += t1 + t2;
     m.K += t2;
     if (deriv) {
-      const double br = b * n.r, mm = n.s - br;
-      m.I1 += n.s * t1 + b * f + br * f + t2 * mm;
-      m.I2 += n.s * n.s * t1 + 2 * n.s * b * f - b * br * f + 2 * br * f * mm + t2 * mm * mm;
+      const double s = trap_s(j), br = b * n.r, mm = s - br;
+      m.I1 += s * t1 + b * f + br * f + t2 * mm;
+      m.I2 += s * s * t1 + 2 * s * b * f - b * br * f + 2 * br * f * mm + t2 * mm * mm;
     }
   }
   if (w.right > trap_grid_hi) return m;
-  double z;
-  const double* c = trap_tail_at(t, w.right, a, z);
-  const double *g = c + trap_g0 * trap_terms, *h = c + trap_h0 * trap_terms;
-  m.I += trap_horner2(g, h, a, z);
-  m.K += trap_horner(h, z);
+  const double z = -a * t.node[w.right - t.node_first].r;
+  const int st = t.tails;
+  auto set = [&](int s) { return trap_tail_set(t, w.right, s); };
+  m.I += trap_horner2(set(trap_g0), set(trap_h0), st, a, z);
+  m.K += trap_horner(set(trap_h0), st, z);
   if (deriv) {
-    m.I1 += trap_horner2(g + trap_terms, h + trap_terms, a, z);
-    m.I2 += trap_horner2(g + 2 * trap_terms, h + 2 * trap_terms, a, z);
+    m.I1 += trap_horner2(set(trap_g0 + 1), set(trap_h0 + 1), st, a, z);
+    m.I2 += trap_horner2(set(trap_g0 + 2), set(trap_h0 + 2), st, a, z);
   }
   return m;
 }

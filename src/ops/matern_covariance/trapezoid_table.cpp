@@ -24,23 +24,26 @@ trap_table build_trap_table(double nu_d, double a_lo, double a_hi) {
   trap_table t;
   t.node_first = node_first;
   t.tail_first = tail_first;
-  t.node.resize(static_cast<size_t>(node_last - node_first + 1));
-  t.prefix.resize(3 * t.node.size());
+  const size_t nodes = static_cast<size_t>(node_last - node_first + 1);
+  t.node.resize(nodes);
+  t.Q.resize(nodes);
+  t.prefix.resize(3 * nodes);
   ld pq[3] = {0, 0, 0};  // Σ_{i<j} s_i^m Q_i from the grid's start
   for (int j = trap_grid_lo; j <= node_last; ++j) {
     const ld s = s_of(j), P = P_of(j), Q = std::exp(s) * P;
     if (j >= node_first) {
       const size_t at = static_cast<size_t>(j - node_first);
-      t.node[at] = {static_cast<double>(std::exp(-s)), static_cast<double>(P), static_cast<double>(Q),
-                    static_cast<double>(s)};
-      for (int m = 0; m < 3; ++m) t.prefix[3 * at + m] = static_cast<double>(pq[m]);
+      t.node[at] = {static_cast<double>(std::exp(-s)), static_cast<double>(P)};
+      t.Q[at] = static_cast<double>(Q);
+      for (int m = 0; m < 3; ++m) t.prefix[m * nodes + at] = static_cast<double>(pq[m]);
     }
     pq[0] += Q, pq[1] += s * Q, pq[2] += s * s * Q;
   }
 
   // Right-tail moments R_k(j) = Σ_{i≥j} s_i^m P_i (r_i/r_j)^k, from the grid's end down.
   if (tail_first > tail_last) return t;
-  t.tail.resize(static_cast<size_t>(tail_last - tail_first + 1) * trap_sets * trap_terms);
+  const size_t tails = static_cast<size_t>(tail_last - tail_first + 1);
+  t.tail.resize(tails * trap_sets * trap_terms);
   ld R[3][trap_terms] = {}, decay[trap_terms], inv_fact[trap_terms + 1];
   inv_fact[0] = 1;
   for (int k = 0; k < trap_terms; ++k) decay[k] = std::exp(-k * delta), inv_fact[k + 1] = inv_fact[k] / (k + 1);
@@ -52,14 +55,13 @@ trap_table build_trap_table(double nu_d, double a_lo, double a_hi) {
       R[2][k] = s * s * P + decay[k] * R[2][k];
     }
     if (j > tail_last) continue;
-    double* out = t.tail.data() + static_cast<size_t>(j - tail_first) * trap_sets * trap_terms;
+    double* out = t.tail.data() + (j - tail_first);
+    auto put = [&](int set, int k, ld v) { out[(set * trap_terms + k) * tails] = static_cast<double>(v); };
     for (int k = 0; k < trap_terms; ++k) {
       // a term of power p in a = νb: its ν-derivatives add p/ν and p(p−1)/ν² (trapezoid.hpp)
       auto set = [&](ld p, int m0, ld scale) {
         const ld x0 = R[0][k], x1 = R[1][k] + p / nu * x0, x2 = R[2][k] + 2 * p / nu * R[1][k] + p * (p - 1) / (nu * nu) * x0;
-        out[(m0 + 0) * trap_terms + k] = static_cast<double>(scale * x0);
-        out[(m0 + 1) * trap_terms + k] = static_cast<double>(scale * x1);
-        out[(m0 + 2) * trap_terms + k] = static_cast<double>(scale * x2);
+        put(m0, k, scale * x0), put(m0 + 1, k, scale * x1), put(m0 + 2, k, scale * x2);
       };
       set(k, trap_d0, inv_fact[k]);
       set(k, trap_h0, -k * inv_fact[k]);

@@ -4,11 +4,15 @@
 // δ = 1/16 (the integrands are analytic in the strip |Im s| < π/2 and decay double-exponentially,
 // so the rule converges like e^{−2πd/δ}; see trapezoid.hpp for where that holds). Everything that
 // depends on ν but not on the distance is tabulated once per call, so that a node costs one exp:
-//   node j:  r = e^{−s}, P = δ e^{νs − e^s} (direct integrand without e^{−a/u}), Q = e^s P, s;
+//   node j:  r = e^{−s}, P = δ e^{νs − e^s} (direct integrand without e^{−a/u}), Q = e^s P
+//            (s = j/16 itself is exact in double, so it is not stored);
 //   prefix:  Σ_{i<j} s_i^m Q_i (m = 0, 1, 2): the complement's left tail, where e^{−a/u} = 0;
 //   tail:    Taylor coefficients of the right tail Σ_{i≥j} (in powers of a r_j ≤ ln 2), with the
 //            ν-derivatives of a = νb and of P folded in (trapezoid.hpp says which is which).
 // Only the nodes the call's distances need are built (the caller passes its range of a).
+// Layout, for the GPU: neighbouring lanes of a warp read neighbouring nodes j (their distances'
+// windows overlap), so every array is indexed by j last — one 16-byte (r, P) load a node, and a
+// tail coefficient's 32 lanes fall into a few cache lines, not 32.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -30,17 +34,21 @@ inline constexpr double trap_y_right = 0.69314718055994531;  ///< ln 2
 inline constexpr int trap_sets = 9;
 inline constexpr int trap_d0 = 0, trap_h0 = 3, trap_g0 = 6;
 
-struct trap_node {
-  double r, P, Q, s;
+struct alignas(16) trap_node {
+  double r, P;
 };
 
 /// Device- or host-resident view of a table (indices are grid indices j).
 struct trap_view {
   const trap_node* node = nullptr;  ///< node[j − node_first]
-  const double* prefix = nullptr;   ///< prefix[3 (j − node_first) + m]
-  const double* tail = nullptr;     ///< tail[((j − tail_first) trap_sets + set) trap_terms + k]
-  int node_first = 0, tail_first = 0;
+  const double* Q = nullptr;        ///< Q[j − node_first]
+  const double* prefix = nullptr;   ///< prefix[m nodes + j − node_first]
+  const double* tail = nullptr;     ///< tail[(set trap_terms + k) tails + j − tail_first]
+  int node_first = 0, tail_first = 0, nodes = 0, tails = 0;
 };
+
+/// s_j = j/16, exact.
+PMX_MATERN_HD inline double trap_s(int j) { return j * trap_delta; }
 
 /// Index of the first node with a r_j ≤ ln 2 (the start of the Taylor tail), unclamped.
 PMX_MATERN_HD inline int trap_right_index(double a) {
@@ -60,9 +68,13 @@ PMX_MATERN_HD inline trap_range trap_range_of(double a) {
 /// Host storage of one call's table.
 struct trap_table {
   std::vector<trap_node> node;
-  std::vector<double> prefix, tail;
+  std::vector<double> Q, prefix, tail;
   int node_first = 0, tail_first = 0;
-  trap_view view() const { return {node.data(), prefix.data(), tail.data(), node_first, tail_first}; }
+  trap_view view() const {
+    const int nodes = static_cast<int>(node.size());
+    return {node.data(), Q.data(), prefix.data(), tail.data(), node_first, tail_first, nodes,
+            nodes ? static_cast<int>(tail.size() / (trap_sets * trap_terms)) : 0};
+  }
 };
 
 /// The table for smoothness ν, covering the distances with a = νh²/(2ρ²) in [a_lo, a_hi]
