@@ -87,4 +87,12 @@ inline void expect_grid_targets(const grid_errors& e) {
   EXPECT_LE(e.d2nu.rel, 1e-8) << e.d2nu.text();
 }
 
+/// One route on one backend over the grid: prints its worst errors as `what` and expects the targets.
+inline void expect_route_meets_targets(const executor& exec, matern_method method, const std::string& what,
+                                       bool nu_derivatives = true) {
+  const grid_errors e = grid_errors_of(exec, method, 1, nu_derivatives);
+  print_grid_errors(what, e);
+  expect_grid_targets(e);
+}
+
 }  // namespace pmx::test

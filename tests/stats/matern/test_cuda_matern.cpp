@@ -15,24 +15,19 @@ namespace {
 
 TEST(CudaMatern, QuadratureMeetsTheTargetsOnTheWholeGrid) {
   PMX_REQUIRE_GPU();
-  const grid_errors e = grid_errors_of(executor(backend::cuda), matern_method::quadrature);
-  print_grid_errors("quadrature (cuda)", e);
-  expect_grid_targets(e);
+  expect_route_meets_targets(executor(backend::cuda), matern_method::quadrature, "quadrature (cuda)");
 }
 
 TEST(CudaMatern, TrapezoidMeetsTheTargetsOnTheWholeGrid) {
   PMX_REQUIRE_GPU();
-  const grid_errors e = grid_errors_of(executor(backend::cuda), matern_method::trapezoid);
-  print_grid_errors("trapezoid (cuda)", e);
-  expect_grid_targets(e);
+  expect_route_meets_targets(executor(backend::cuda), matern_method::trapezoid, "trapezoid (cuda)");
 }
 
 // The cuda `bessel` route (host-device closed form): C, dC/dσ², dC/dρ.
 TEST(CudaMatern, BesselMeetsTheTargetsOnTheWholeGrid) {
   PMX_REQUIRE_GPU();
-  const grid_errors e = grid_errors_of(executor(backend::cuda), matern_method::bessel, 1, false);
-  print_grid_errors("Bessel K closed form (cuda; no nu-derivatives)", e);
-  expect_grid_targets(e);
+  expect_route_meets_targets(executor(backend::cuda), matern_method::bessel, "Bessel K closed form (cuda; no nu-derivatives)",
+                             false);
 }
 
 // The same functions on the host and the device, on random and extreme distances.

@@ -13,28 +13,20 @@ namespace pmx::test {
 namespace {
 
 TEST(MaternAccuracy, QuadratureCpuMeetsTheTargetsOnTheWholeGrid) {
-  const grid_errors e = grid_errors_of(executor(backend::cpu, 2), matern_method::quadrature);
-  print_grid_errors("quadrature (cpu)", e);
-  expect_grid_targets(e);
+  expect_route_meets_targets(executor(backend::cpu, 2), matern_method::quadrature, "quadrature (cpu)");
 }
 
 TEST(MaternAccuracy, QuadratureReferenceMeetsTheTargetsOnTheWholeGrid) {
-  const grid_errors e = grid_errors_of(reference_executor(), matern_method::quadrature);
-  print_grid_errors("quadrature (reference, every node)", e);
-  expect_grid_targets(e);
+  expect_route_meets_targets(reference_executor(), matern_method::quadrature, "quadrature (reference, every node)");
 }
 
 // The trapezoid route serves the whole grid itself (κ ≤ 46 there, no exp-sinh fallback).
 TEST(MaternAccuracy, TrapezoidCpuMeetsTheTargetsOnTheWholeGrid) {
-  const grid_errors e = grid_errors_of(executor(backend::cpu, 2), matern_method::trapezoid);
-  print_grid_errors("trapezoid (cpu)", e);
-  expect_grid_targets(e);
+  expect_route_meets_targets(executor(backend::cpu, 2), matern_method::trapezoid, "trapezoid (cpu)");
 }
 
 TEST(MaternAccuracy, TrapezoidReferenceMeetsTheTargetsOnTheWholeGrid) {
-  const grid_errors e = grid_errors_of(reference_executor(), matern_method::trapezoid);
-  print_grid_errors("trapezoid (reference)", e);
-  expect_grid_targets(e);
+  expect_route_meets_targets(reference_executor(), matern_method::trapezoid, "trapezoid (reference)");
 }
 
 // The Boost closed form: C to a few ulps where K_ν is accurate; the finite differences in ν are
