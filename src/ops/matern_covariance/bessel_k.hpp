@@ -101,19 +101,22 @@ PMX_MATERN_HD inline matern_point matern_bessel_k_point(const bessel_consts& k, 
   if (h == 0) return matern_point{k.sigma2, 1.0, 0.0, 0.0, 0.0};
   // x = (x_hi + x_lo) h in two doubles (the product's rounding and the constant's).
   const double x = k.x_hi * h, x_lo = fma(k.x_hi, h, -x) + k.x_lo * h;
-  if (!(x < INFINITY)) return matern_point{0, 0, 0, 0, 0};
+  // Beyond x = 1e150 (x² would overflow below) C < e^{−x} x^ν underflows for any ν < 1e148.
+  if (!(x < 1e150)) return matern_point{0, 0, 0, 0, 0};
   const bessel_mu_part m = x <= 2 ? bessel_temme(k, x) : bessel_cf2(k, x, x_lo);
-  // G = μ (n = 0) or (x/2) r_0 Π_{j=1}^{n−1} (x/2) r_j/(μ+j); `prev` = (x/2) K_{ν−1}/K_ν.
-  double G = k.n == 0 ? k.mu : m.up, prev = k.n == 0 ? m.down : 0.25 * x * x / m.up;
+  // G = μ (n = 0) or (x/2) r_0 Π_{j=1}^{n−1} (x/2) r_j/(μ+j); `prev` = (x/2) K_{ν−1}/K_ν. With the
+  // prefactor in logarithms (x > 700) G is summed as logarithms too (it may pass 1e308 there).
+  const bool logs = m.scale_log != 0;
+  double G = k.n == 0 ? k.mu : m.up, prev = k.n == 0 ? m.down : 0.25 * x * x / m.up, log_G = 0;
   double xr = m.up;  // (x/2) r_{j−1}
   for (int j = 1; j < k.n; ++j) {
     const double mj = k.mu + j, t = 1 + 0.25 * x * x / (mj * xr);  // (x/2) r_j/(μ+j)
-    G *= t;
+    if (logs) log_G += log(t);
+    else G *= t;
     xr = mj * t;
     prev = 0.25 * x * x / xr;
   }
-  double c = m.A * G;
-  if (m.scale_log != 0) c = exp(log(c) + m.scale_log);
+  const double c = logs ? exp(log(m.A * G) + log_G + m.scale_log) : m.A * G;
   matern_point p{};
   p.C = k.sigma2 * c;
   p.dsigma2 = c;
