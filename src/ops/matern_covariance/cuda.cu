@@ -97,7 +97,6 @@ void upload_table(cudaStream_t stream) {
   PMX_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_q, t.q, sizeof t.q, 0, cudaMemcpyHostToDevice, stream));
 }
 
-
 // The trapezoid route (trapezoid.hpp): one thread a distance; every lane sums the same number of
 // explicit nodes (from its own place in the per-call table, in global memory, laid out so that
 // neighbouring windows share cache lines), so the warps only diverge where a lane needs the

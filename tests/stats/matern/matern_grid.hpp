@@ -72,8 +72,9 @@ inline grid_errors grid_errors_of(const executor& exec, matern_method method, in
   return e;
 }
 
-inline void print_grid_errors(const std::string& what, const grid_errors& e) {
-  std::printf("%s on the 51x51 log grid, worst relative error against Arb (1024 bits):\n", what.c_str());
+inline void print_grid_errors(const std::string& what, const grid_errors& e,
+                              const std::string& where = "on the 51x51 log grid") {
+  std::printf("%s %s, worst relative error against Arb (1024 bits):\n", what.c_str(), where.c_str());
   std::printf("  C        %s\n  dC/dsig2 %s\n  dC/drho  %s\n  dC/dnu   %s\n  d2C/dnu2 %s\n", e.C.text().c_str(),
               e.dsigma2.text().c_str(), e.drho.text().c_str(), e.dnu.text().c_str(), e.d2nu.text().c_str());
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/math/special_functions/digamma.hpp>
+#include <random>
 
 #include "matern_grid.hpp"
 #include "ops/matern_covariance/bessel_k.hpp"
@@ -27,6 +28,28 @@ TEST(MaternAccuracy, TrapezoidCpuMeetsTheTargetsOnTheWholeGrid) {
 
 TEST(MaternAccuracy, TrapezoidReferenceMeetsTheTargetsOnTheWholeGrid) {
   expect_route_meets_targets(reference_executor(), matern_method::trapezoid, "trapezoid (reference)");
+}
+
+// Off the grid: 600 random (h, ν), log-uniform in [1e-4, 10]², each its own call (so that the
+// per-call table covers one distance), the trapezoid and the host-device closed form against Arb.
+TEST(MaternAccuracy, TrapezoidAndHostDeviceBesselOffTheGrid) {
+  std::mt19937_64 rng(41);
+  std::uniform_real_distribution<double> e(-4, 1);
+  grid_errors t, b;
+  for (int i = 0; i < 600; ++i) {
+    const double h = std::pow(10.0, e(rng)), nu = std::pow(10.0, e(rng));
+    const arb_matern_value r = arb_matern(h, nu);
+    double C, ds, dr, d1, d2;
+    matern_covariance(executor(backend::cpu, 1), {1.0, 1.0, nu}, matern_method::trapezoid, &h, 1, {&C, &ds, &dr, &d1, &d2});
+    t.C.add(C, r.C, h, nu), t.dsigma2.add(ds, r.C, h, nu), t.drho.add(dr, r.drho, h, nu);
+    t.dnu.add(d1, r.dnu, h, nu), t.d2nu.add(d2, r.d2nu, h, nu);
+    const detail::matern_point p = detail::matern_bessel_k_point(detail::make_bessel_consts(1.0, 1.0, nu), h);
+    b.C.add(p.C, r.C, h, nu), b.dsigma2.add(p.dsigma2, r.C, h, nu), b.drho.add(p.drho, r.drho, h, nu);
+  }
+  print_grid_errors("trapezoid (cpu)", t, "at 600 random points");
+  print_grid_errors("host-device Bessel K (C, dC/dsig2, dC/drho only)", b, "at 600 random points");
+  expect_grid_targets(t);
+  expect_grid_targets(b);
 }
 
 // The Boost closed form: C to a few ulps where K_ν is accurate; the finite differences in ν are
