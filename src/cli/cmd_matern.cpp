@@ -95,8 +95,8 @@ void evaluate(const executor& exec, const matern_params& p, const std::string& r
   if (small)
     log.message("Note: " + std::to_string(small) + " distances have 0 < h and nu h^2 / (2 rho^2) < " +
                 (m == matern_method::quadrature ? "1e-12" : "1e-300") +
-                ", below the quadrature table's domain: their values are accurate to about 1e-12 sigma2 "
-                "absolute only");
+                ", below the exp-sinh table's domain: their values miss the integrals' part below u = "
+                "2.4e-16, which at small nu is most of 1 - C/sigma2 (use --method bessel for C there)");
   log.begin("Matern covariance");
   const auto t0 = std::chrono::steady_clock::now();
   matern_covariance(exec, p, m, h.data(), static_cast<int64_t>(h.size()), o.view(static_cast<int64_t>(h.size()), derivatives));

@@ -17,9 +17,11 @@
 // Domain: the table's smallest node is u₀ = 2.4e-16 (the thesis' truncation at the machine
 // epsilon), so the integrals are complete only where e^{−a/u} has vanished below u₀, i.e. for
 // a = νh²/(2ρ²) ≥ 1e-12 (h ≥ 1.4e-6 ρ/√ν; the thesis' grid has a ≥ 5e-13, where the tests show
-// the accuracy). For 0 < a < 1e-12 the results lose accuracy (up to ~1e-12 absolute in C/σ² at
-// ν = 1e-4; less for larger ν, where C is within a^ν of σ² anyway); front ends count such
-// distances in their log (matern_small_distance).
+// the accuracy). Below that the part of the integrals under u₀ is lost, and for small ν that is
+// most of 1 − C/σ² (against the closed form: 3e-16 off at ν = 1e-4, a = 1e-13, but C/σ² = 0.64
+// for 0.0036 at a = 1e-16, and 1 for 0.065 at a = 1e-290; at ν = 0.1, 1.7e-2 off at a = 1e-16;
+// at ν ≥ 1 C is within a of σ² and nothing shows); front ends count such distances in their log
+// (matern_small_distance). The trapezoid and bessel routes hold there (below).
 //
 // Route `trapezoid` (every backend; src/ops/matern_covariance/trapezoid.hpp): the same integrals
 // (direct and complement forms, the same ν-derivative identities) by the trapezoid rule in s = ln u
@@ -28,7 +30,10 @@
 // tail, Taylor moments of the right tail in a/u ≤ ln 2) is tabulated once per call, so a distance
 // costs 88 exps and four 20-term Horner sums, whatever a. Where the integrand's peak is too narrow
 // for δ (κ = u* + a/u* > 100: x = √(2ν)h/ρ beyond ~100 at small ν, or ν beyond ~90) or a < 1e-300,
-// that distance takes the exp-sinh sums instead. On the tests' grid it is the more accurate route.
+// that distance takes the exp-sinh sums instead (which are wrong for a < 1e-13 at small ν: see
+// Domain above; a < 1e-300 means h < 1.4e-150 ρ/√ν). It is the more accurate route on the tests'
+// grid and below it: against Arb to a = 1e-100 (C to a = 1e-290; derivatives below ~1e-250 lose
+// their relative accuracy, their terms' products underflowing).
 //
 // Route `bessel`: the closed form. Reference and cpu backends: Boost.Math cyl_bessel_k; dC/dρ in
 // closed form (K_{ν−1}); ν-derivatives by 5-point central differences of the closed form (step
@@ -80,10 +85,10 @@ struct matern_outputs {
 void matern_covariance(const executor& exec, const matern_params& p, matern_method method, const double* h,
                        int64_t n, const matern_outputs& out, int table_stride = 1);
 
-/// True where h lies below the quadrature table's domain (0 < νh²/(2ρ²) < 1e-12; see above).
+/// True where h lies below the quadrature table's domain (h > 0 and νh²/(2ρ²) < 1e-12, which may
+/// have underflowed to 0; see above).
 inline bool matern_small_distance(const matern_params& p, double h) {
-  const double a = p.nu * h * h / (2 * p.rho * p.rho);
-  return a > 0 && a < 1e-12;
+  return h > 0 && p.nu * h * h / (2 * p.rho * p.rho) < 1e-12;
 }
 
 /// The same for a route: quadrature as above; trapezoid for h > 0 with a < 1e-300 (h² may

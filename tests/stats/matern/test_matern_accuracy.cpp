@@ -52,6 +52,25 @@ TEST(MaternAccuracy, TrapezoidAndHostDeviceBesselOffTheGrid) {
   expect_grid_targets(b);
 }
 
+// Below the exp-sinh table's domain (a = νh²/(2ρ²) < 1e-12, where the quadrature loses most of
+// 1 − C at small ν): the trapezoid route against Arb down to a = 1e-100 (at a = 1e-290, C still
+// holds to 2e-16, but for ν ≥ 1 the ν- and ρ-derivatives, ~1e-280, underflow in the products of
+// their terms).
+TEST(MaternAccuracy, TrapezoidHoldsBelowTheExpSinhDomain) {
+  grid_errors e;
+  for (double nu : {1e-4, 0.1, 1.0, 3.3})
+    for (double a : {1e-13, 1e-16, 1e-30, 1e-100}) {
+      const double h = std::sqrt(2 * a / nu);
+      const arb_matern_value r = arb_matern(h, nu);
+      double C, ds, dr, d1, d2;
+      matern_covariance(executor(backend::cpu, 1), {1.0, 1.0, nu}, matern_method::trapezoid, &h, 1, {&C, &ds, &dr, &d1, &d2});
+      e.C.add(C, r.C, h, nu), e.dsigma2.add(ds, r.C, h, nu), e.drho.add(dr, r.drho, h, nu);
+      e.dnu.add(d1, r.dnu, h, nu), e.d2nu.add(d2, r.d2nu, h, nu);
+    }
+  print_grid_errors("trapezoid (cpu)", e, "at 1e-100 <= a < 1e-12");
+  expect_grid_targets(e);
+}
+
 // The Boost closed form: C to a few ulps where K_ν is accurate; the finite differences in ν are
 // what the quadrature replaces (their error is printed, and bounded loosely to catch breakage).
 TEST(MaternAccuracy, BesselClosedFormAgainstArb) {
