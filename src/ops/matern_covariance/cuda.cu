@@ -100,18 +100,37 @@ void upload_table(cudaStream_t stream) {
 // The trapezoid route (trapezoid.hpp): one thread a distance; every lane sums the same number of
 // explicit nodes (from its own place in the per-call table, in global memory, laid out so that
 // neighbouring windows share cache lines), so the warps only diverge where a lane needs the
-// complement form or the exp-sinh fallback (global copies of that table, `exp_sinh`). Four blocks
-// an SM (64 registers; ptxas spills 40 bytes, on the fallback's path): 32 warps to hide the exps'
-// latency, where 80 registers would allow 24.
+// complement form. The distances that the exp-sinh sums serve (trap_case_of) are left to a second
+// kernel: inlined, that rare path's loops would hold registers the trapezoid sums need (at the
+// four blocks an SM that give 32 warps to hide the exps' latency, ptxas spilled 48 bytes with it,
+// 4 without).
+__global__ void __launch_bounds__(256, 4) trapezoid_kernel(detail::matern_consts k, detail::trap_view t,
+                                                           const double* __restrict__ h, int64_t n, matern_outputs out) {
+  const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (i >= n) return;
+  const double hv = h[i];
+  switch (detail::trap_case_of(k, hv)) {
+    case detail::trap_case::zero: return store_matern(out, i, detail::matern_at_zero(k));
+    case detail::trap_case::beyond: return store_matern(out, i, detail::matern_point{0, 0, 0, 0, 0});
+    case detail::trap_case::trapezoid: return store_matern(out, i, detail::matern_trapezoid(k, t, hv));
+    case detail::trap_case::exp_sinh: return;
+  }
+}
+
+// The rest of the trapezoid route: the exp-sinh sums (global copies of that table) where the
+// trapezoid rule is not accurate.
 struct global_exp_sinh {
   const double *s, *r, *q;
 };
 
-__global__ void __launch_bounds__(256, 4) trapezoid_kernel(detail::matern_consts k, detail::trap_view t,
-                                                        global_exp_sinh exp_sinh, const double* __restrict__ h,
-                                                        int64_t n, matern_outputs out) {
+__global__ void __launch_bounds__(256) trapezoid_fallback_kernel(detail::matern_consts k, global_exp_sinh exp_sinh,
+                                                                 const double* __restrict__ h, int64_t n,
+                                                                 matern_outputs out) {
   const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  if (i < n) store_matern(out, i, detail::matern_trapezoid_point(k, t, exp_sinh, h[i]));
+  if (i >= n) return;
+  const double hv = h[i];
+  if (detail::trap_case_of(k, hv) == detail::trap_case::exp_sinh)
+    store_matern(out, i, detail::matern_window(k, exp_sinh, matern_nodes, matern_origin, detail::matern_delta, hv));
 }
 
 // The closed form (bessel_k.hpp) for C, dC/dσ², dC/dρ: one thread a distance; the per-call
@@ -257,7 +276,9 @@ void matern_trapezoid(const executor& exec, const detail::matern_consts& k, cons
   const global_exp_sinh g{put(q.s, es), put(q.r, es), put(q.q, es)};
   try {
     run_pieces(exec, c, h, n, out, on_device, [&](const double* d_h, int64_t count, const matern_outputs& d) {
-      trapezoid_kernel<<<blocks_for(count), threads_per_block, 0, c.stream>>>(k, v, g, d_h, count, d);
+      trapezoid_kernel<<<blocks_for(count), threads_per_block, 0, c.stream>>>(k, v, d_h, count, d);
+      PMX_CUDA_CHECK_LAUNCH();
+      trapezoid_fallback_kernel<<<blocks_for(count), threads_per_block, 0, c.stream>>>(k, g, d_h, count, d);
       PMX_CUDA_CHECK_LAUNCH();
     });
   } catch (...) {

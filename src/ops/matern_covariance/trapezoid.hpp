@@ -58,13 +58,14 @@ PMX_MATERN_HD inline const double* trap_tail_set(const trap_view& t, int right, 
 /// The direct form's sums (I, I′, I″ as in point.hpp; K = Σ (a/u) f for dC/dρ).
 PMX_MATERN_HD inline matern_sums trap_direct(const trap_view& t, const trap_range& w, double a, double b, bool deriv) {
   matern_sums m;
-  for (int j = w.lo; j < w.hi; ++j) {
+  double s = trap_s(w.lo);  // (s_j by exact additions of 1/16: no int-to-double conversion a node)
+  for (int j = w.lo; j < w.hi; ++j, s += trap_delta) {
     const trap_node n = t.node[j - t.node_first];
     const double y = a * n.r, f = n.P * exp(-y);
     m.I += f;
     m.K += y * f;
     if (deriv) {
-      const double L = trap_s(j) - b * n.r;  // ∂/∂ν log f = ln u − b/u
+      const double L = s - b * n.r;  // ∂/∂ν log f = ln u − b/u
       m.I1 += f * L;
       m.I2 += f * L * L;
     }
@@ -88,13 +89,14 @@ PMX_MATERN_HD inline matern_sums trap_complement(const trap_view& t, const trap_
   matern_sums m;
   const double* pq = t.prefix + (w.lo - t.node_first);
   m.I = pq[0], m.I1 = pq[t.nodes], m.I2 = pq[2 * t.nodes];
-  for (int j = w.lo; j < w.hi; ++j) {
+  double s = trap_s(w.lo);
+  for (int j = w.lo; j < w.hi; ++j, s += trap_delta) {
     const trap_node n = t.node[j - t.node_first];
     const double y = a * n.r, E = exp(-y), f = n.P * E, t1 = (1 - E) * t.Q[j - t.node_first], t2 = y * f;
     m.I += t1 + t2;
     m.K += t2;
     if (deriv) {
-      const double s = trap_s(j), br = b * n.r, mm = s - br;
+      const double br = b * n.r, mm = s - br;
       m.I1 += s * t1 + b * f + br * f + t2 * mm;
       m.I2 += s * s * t1 + 2 * s * b * f - b * br * f + 2 * br * f * mm + t2 * mm * mm;
     }
@@ -123,16 +125,27 @@ PMX_MATERN_HD inline matern_point matern_trapezoid(const matern_consts& k, const
   return matern_finish(k, true, trap_complement(t, w, a, b, deriv), 1);
 }
 
-/// One distance of the route: h = 0 and overflowing a as point.hpp; where the trapezoid rule is
-/// not accurate (trap_applies), the exp-sinh route's windowed sums on `exp_sinh` (k.stride = 1).
+/// Which code serves a distance: h = 0 and overflowing a as point.hpp; where the trapezoid rule is
+/// not accurate (trap_applies), the exp-sinh route's windowed sums.
+enum class trap_case { zero, beyond, trapezoid, exp_sinh };
+PMX_MATERN_HD inline trap_case trap_case_of(const matern_consts& k, double h) {
+  if (h == 0) return trap_case::zero;
+  const double a = k.a_per_h2 * h * h;
+  if (matern_beyond_range(a)) return trap_case::beyond;
+  return trap_applies(k.nu, a) ? trap_case::trapezoid : trap_case::exp_sinh;
+}
+
+/// One distance of the route, the exp-sinh sums on `exp_sinh` where needed (k.stride = 1).
 template <class Table>
 PMX_MATERN_HD inline matern_point matern_trapezoid_point(const matern_consts& k, const trap_view& t,
                                                          const Table& exp_sinh, double h) {
-  if (h == 0) return matern_at_zero(k);
-  const double a = k.a_per_h2 * h * h;
-  if (matern_beyond_range(a)) return matern_point{0, 0, 0, 0, 0};
-  if (!trap_applies(k.nu, a)) return matern_window(k, exp_sinh, matern_nodes, matern_origin, matern_delta, h);
-  return matern_trapezoid(k, t, h);
+  switch (trap_case_of(k, h)) {
+    case trap_case::zero: return matern_at_zero(k);
+    case trap_case::beyond: return matern_point{0, 0, 0, 0, 0};
+    case trap_case::trapezoid: return matern_trapezoid(k, t, h);
+    case trap_case::exp_sinh: break;
+  }
+  return matern_window(k, exp_sinh, matern_nodes, matern_origin, matern_delta, h);
 }
 
 }  // namespace pmx::detail
