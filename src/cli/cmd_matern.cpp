@@ -66,7 +66,7 @@ constexpr const char* output_suffixes[5] = {"", ".dsigma2", ".drho", ".dnu", ".d
 
 // --method auto: the fastest route that meets the issue's accuracy for what is asked
 // (bench/RESULTS.md): on the GPU, C alone by the host-device closed form (tens to hundreds of flops
-// a distance against the trapezoid's 88 exps); otherwise the trapezoid route (on the CPU about 5
+// a distance against the trapezoid's 72-88 exps); otherwise the trapezoid route (on the CPU about 5
 // times faster a core than Boost's cyl_bessel_k for C alone, 17 times faster than Boost with
 // finite differences for the ν-derivatives, and exact in ν). Above the quadrature tables' range of
 // ν only the closed form serves C.
@@ -121,7 +121,7 @@ void add_matern_command(CLI::App& app, int argc, char** argv, int& status) {
       "Methods:\n"
       "  quadrature  exp-sinh quadrature of the integral form on a fixed 2,720-node table; exact\n"
       "              nu-derivatives from the same nodes (cpu or cuda): the reference method\n"
-      "  trapezoid   trapezoid rule in ln u (delta = 1/16) with per-call node factors: 88 exps a\n"
+      "  trapezoid   trapezoid rule in ln u (delta = 1/16) with per-call node factors: 72-88 exps a\n"
       "              distance, exact nu-derivatives (cpu or cuda; the exp-sinh sums where it is not\n"
       "              accurate: x = sqrt(2 nu) h / rho beyond ~100, nu beyond ~90)\n"
       "  bessel      the closed form: Boost cyl_bessel_k on the cpu (nu-derivatives by finite\n"

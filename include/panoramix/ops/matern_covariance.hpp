@@ -28,7 +28,7 @@
 // at δ = 1/16, where the integrands are analytic in |Im s| < π/2 and decay double-exponentially.
 // Everything that depends on ν alone (u^ν e^{−u} at the nodes, prefix sums of the complement's left
 // tail, Taylor moments of the right tail in a/u ≤ ln 2) is tabulated once per call, so a distance
-// costs 88 exps and four 20-term Horner sums, whatever a. Where the integrand's peak is too narrow
+// costs 72 (a ≤ 4) or 88 exps and four 20-term Horner sums. Where the integrand's peak is too narrow
 // for δ (κ = u* + a/u* > 100: x = √(2ν)h/ρ beyond ~100 at small ν, or ν beyond ~90) or a < 1e-300,
 // that distance takes the exp-sinh sums instead (which are wrong for a < 1e-13 at small ν: see
 // Domain above; a < 1e-300 means h < 1.4e-150 ρ/√ν). It is the more accurate route on the tests'

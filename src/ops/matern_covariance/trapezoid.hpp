@@ -3,12 +3,13 @@
 // with Γ, ψ, ψ′ are the op header's (matern_finish); the table is trapezoid_table.hpp's.
 //
 // Per distance, with y_j = a r_j = a/u_j the argument of e^{−a/u}:
-//   explicit nodes  y ∈ (ln 2, 170]: one exp each (88 nodes: s from ln(a/ln 2) − 5.5);
-//   left of them    e^{−y} < e^{−170}: the direct form's terms vanish; the complement's first
+//   explicit nodes  y ∈ (ln 2, 170]: one exp each (88 nodes: s from ln(a/ln 2) − 5.5; 72 nodes,
+//                   y up to 62, where a ≤ 4 and so the peak, at y ≤ √a, is at y ≤ 2);
+//   left of them    e^{−y} < e^{−62}: the direct form's terms vanish; the complement's first
 //                   term is Q (its (1 − e^{−y}) = 1), summed once per call (the table's prefix);
 //   right of them   y ≤ ln 2: e^{−y} and 1 − e^{−y} as 20 Taylor terms in y = y_0 r_i/r_0, whose
 //                   sums over the nodes are the table's per-call moments: a Horner step each.
-// So the work is the same for every distance (88 exps, 20-term Horner sums), whatever a is.
+// So the work is the same for every distance (72 or 88 exps, 20-term Horner sums), whatever a is.
 //
 // Why δ = 1/16 suffices, and where: the integrand e^{νs − a e^{−s} − e^s} is analytic in
 // |Im s| < π/2 (there |e^{−a e^{−s}}| ≤ 1 and |e^{−e^s}| ≤ 1), so the rule's relative error is

@@ -16,7 +16,8 @@ trap_table build_trap_table(double nu_d, double a_lo, double a_hi) {
   using ld = long double;
   const ld nu = nu_d, delta = trap_delta;
   const trap_range first = trap_range_of(a_lo), last = trap_range_of(a_hi);
-  const int node_first = first.lo, node_last = std::min(last.right, trap_grid_hi);
+  // (the widest window from the first node: the window's width grows with a)
+  const int node_first = std::max(first.right - trap_window, trap_grid_lo), node_last = std::min(last.right, trap_grid_hi);
   const int tail_first = std::max(first.right, trap_grid_lo), tail_last = std::min(last.right, trap_grid_hi);
   auto s_of = [](int j) { return static_cast<ld>(j) / trap_per_unit; };
   auto P_of = [&](int j) { return delta * std::exp(nu * s_of(j) - std::exp(s_of(j))); };

@@ -25,8 +25,12 @@ inline constexpr int trap_per_unit = 16;  ///< 1/δ
 inline constexpr double trap_delta = 1.0 / trap_per_unit;
 inline constexpr int trap_grid_lo = -700 * trap_per_unit;  ///< s = −700 (r = e^{700} still finite)
 inline constexpr int trap_grid_hi = 9 * trap_per_unit;     ///< s = 9 (e^{−u} = 0 beyond)
-/// Explicit nodes a distance: s ∈ [ln(a/ln 2) − 5.5, ln(a/ln 2)), i.e. a/u from ln 2 to 170.
+/// Explicit nodes a distance: s ∈ [ln(a/ln 2) − 5.5, ln(a/ln 2)), i.e. a/u from ln 2 to 170: the
+/// integrand's peak, at a/u* ≤ √a, then lies 60 e-folds inside the window up to a = 2500 (κ = 100).
 inline constexpr int trap_window = 88;
+/// For a ≤ 4 (peak at a/u* ≤ 2) a/u up to 62 suffices: s ∈ [ln(a/ln 2) − 4.5, ln(a/ln 2)).
+inline constexpr int trap_window_small = 72;
+inline constexpr double trap_small_a = 4;
 inline constexpr int trap_terms = 20;  ///< Taylor terms of the right tail: (ln 2)^20/20! < 1e-20
 inline constexpr double trap_y_right = 0.69314718055994531;  ///< ln 2
 /// Tail coefficient sets a node: D0 D1 D2 (direct form), H0 H1 H2 and G0 G1 G2 (complement);
@@ -60,8 +64,8 @@ struct trap_range {
   int lo, hi, right;  ///< right: the tail's node (> trap_grid_hi: no tail)
 };
 PMX_MATERN_HD inline trap_range trap_range_of(double a) {
-  const int right = trap_right_index(a);
-  const int lo = right - trap_window < trap_grid_lo ? trap_grid_lo : right - trap_window;
+  const int right = trap_right_index(a), width = a <= trap_small_a ? trap_window_small : trap_window;
+  const int lo = right - width < trap_grid_lo ? trap_grid_lo : right - width;
   return {lo, right > trap_grid_hi + 1 ? trap_grid_hi + 1 : right, right};
 }
 
