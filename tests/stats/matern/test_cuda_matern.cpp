@@ -30,7 +30,9 @@ TEST(CudaMatern, BesselMeetsTheTargetsOnTheWholeGrid) {
                              false);
 }
 
-// The same functions on the host and the device, on random and extreme distances.
+// The same functions on the host and the device, on random and extreme distances: equal to
+// rounding, which differs where nvcc contracts a product and a sum into an FMA and in CUDA's exp,
+// log and pow (≤ 2 ulp); the recurrence to ν = 150 multiplies 150 such factors, hence 1e-13.
 TEST(CudaMatern, BesselMatchesTheHostDeviceCodeOnTheHost) {
   PMX_REQUIRE_GPU();
   const int64_t n = 4099;
@@ -42,8 +44,8 @@ TEST(CudaMatern, BesselMatchesTheHostDeviceCodeOnTheHost) {
     const detail::bessel_consts k = detail::make_bessel_consts(p.sigma2, p.rho, p.nu);
     for (int64_t i = 0; i < n; ++i) {
       const detail::matern_point w = detail::matern_bessel_k_point(k, h[i]);
-      ASSERT_NEAR(C[i], w.C, 1e-14 * w.C + 1e-300) << h[i] << " " << nu;
-      ASSERT_NEAR(dr[i], w.drho, 1e-14 * std::fabs(w.drho) + 1e-300) << h[i] << " " << nu;
+      ASSERT_NEAR(C[i], w.C, 1e-13 * w.C + 1e-300) << h[i] << " " << nu;
+      ASSERT_NEAR(dr[i], w.drho, 1e-13 * std::fabs(w.drho) + 1e-300) << h[i] << " " << nu;
     }
   }
 }
