@@ -66,8 +66,8 @@ constexpr const char* output_suffixes[5] = {"", ".dsigma2", ".drho", ".dnu", ".d
 
 // --method auto: the fastest route that meets the issue's accuracy for what is asked
 // (bench/RESULTS.md): on the GPU, C alone by the host-device closed form (tens to hundreds of flops
-// a distance against the trapezoid's 72-88 exps); otherwise the trapezoid route (on the CPU about 5
-// times faster a core than Boost's cyl_bessel_k for C alone, 17 times faster than Boost with
+// a distance against the trapezoid's 72-88 exps); otherwise the trapezoid route (on the CPU 5-7
+// times faster a core than Boost's cyl_bessel_k for C alone, 18-24 times faster than Boost with
 // finite differences for the ν-derivatives, and exact in ν). Above the quadrature tables' range of
 // ν only the closed form serves C.
 matern_method resolve_method(const std::string& requested, bool derivatives, const executor& exec,
