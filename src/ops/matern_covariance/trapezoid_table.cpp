@@ -29,8 +29,19 @@ trap_table build_trap_table(double nu_d, double a_lo, double a_hi) {
   t.node.resize(nodes);
   t.Q.resize(nodes);
   t.prefix.resize(3 * nodes);
-  ld pq[3] = {0, 0, 0};  // Σ_{i<j} s_i^m Q_i from the grid's start
-  for (int j = trap_grid_lo; j <= node_last; ++j) {
+  // Σ_{i<j} s_i^m Q_i. Below s = −40, e^{−u} = 1 − O(e^{−40}) and Q_i = δ e^{c s_i} (c = ν + 1)
+  // is geometric: the sum over i < j0 in closed form (q = e^{−cδ}, s_i = s0 − kδ, k ≥ 1), which
+  // also counts the nodes below the grid; the rest node by node.
+  const int j0 = std::min(node_first, -40 * trap_per_unit);
+  ld pq[3];
+  {
+    const ld c = nu + 1, s0 = s_of(j0), q = std::exp(-c * delta), p = -std::expm1(-c * delta);  // p = 1 − q
+    const ld e = delta * std::exp(c * s0), g1 = q / p, g2 = q / (p * p), g3 = q * (1 + q) / (p * p * p);
+    pq[0] = e * g1;                                                  // Σ q^k
+    pq[1] = e * (s0 * g1 - delta * g2);                              // Σ (s0 − kδ) q^k
+    pq[2] = e * (s0 * s0 * g1 - 2 * s0 * delta * g2 + delta * delta * g3);  // Σ (s0 − kδ)² q^k
+  }
+  for (int j = j0; j <= node_last; ++j) {
     const ld s = s_of(j), P = P_of(j), Q = std::exp(s) * P;
     if (j >= node_first) {
       const size_t at = static_cast<size_t>(j - node_first);
