@@ -15,10 +15,11 @@ trap_table build_trap_table(double nu_d, double a_lo, double a_hi) {
               "trapezoid table: distances outside the route's domain");
   using ld = long double;
   const ld nu = nu_d, delta = trap_delta;
-  const trap_range first = trap_range_of(a_lo), last = trap_range_of(a_hi);
-  // (the widest window from the first node: the window's width grows with a)
-  const int node_first = std::max(first.right - trap_window, trap_grid_lo), node_last = std::min(last.right, trap_grid_hi);
-  const int tail_first = std::max(first.right, trap_grid_lo), tail_last = std::min(last.right, trap_grid_hi);
+  // The right nodes of a_lo and a_hi, one more each way: a device's log may round a/ln 2 to the
+  // other side of a node than the host's. The widest window from the first: it grows with a.
+  const int right_lo = trap_range_of(a_lo).right - 1, right_hi = trap_range_of(a_hi).right + 1;
+  const int node_first = std::max(right_lo - trap_window, trap_grid_lo), node_last = std::min(right_hi, trap_grid_hi);
+  const int tail_first = std::max(right_lo, trap_grid_lo), tail_last = std::min(right_hi, trap_grid_hi);
   auto s_of = [](int j) { return static_cast<ld>(j) / trap_per_unit; };
   auto P_of = [&](int j) { return delta * std::exp(nu * s_of(j) - std::exp(s_of(j))); };
 
