@@ -64,18 +64,25 @@ struct outputs {
 constexpr const char* output_names[5] = {"C", "DSIGMA2", "DRHO", "DNU", "D2NU"};
 constexpr const char* output_suffixes[5] = {"", ".dsigma2", ".drho", ".dnu", ".d2nu"};
 
-// --method auto: Boost's closed form for C alone on the CPU (about 8 times faster a core than the
-// quadrature at the same accuracy, bench/RESULTS.md), the quadrature where ν-derivatives are asked
-// (Boost's would be finite differences, 1e-4 off) or the GPU runs it.
+// --method auto: the fastest route that meets the accuracy for what is asked
+// (bench/RESULTS.md): on the GPU, C alone by the host-device closed form (tens to hundreds of flops
+// a distance against the trapezoid's 72-88 exps); otherwise the trapezoid route (on the CPU 5-7
+// times faster a core than Boost's cyl_bessel_k for C alone, 18-24 times faster than Boost with
+// finite differences for the ν-derivatives, and exact in ν). Above the quadrature tables' range of
+// ν only the closed form serves C.
 matern_method resolve_method(const std::string& requested, bool derivatives, const executor& exec,
                              const matern_params& p, run_log& log) {
-  const matern_method m = requested == "bessel"       ? matern_method::bessel
-                          : requested == "quadrature" ? matern_method::quadrature
-                          : !derivatives && exec.kind() != backend::cuda ? matern_method::bessel
-                                                                          : matern_method::quadrature;
-  if (m == matern_method::quadrature && p.nu > matern_max_nu)
+  matern_method m = matern_method::trapezoid;
+  if (requested == "bessel") m = matern_method::bessel;
+  else if (requested == "quadrature") m = matern_method::quadrature;
+  else if (requested == "auto" && !derivatives && (exec.kind() == backend::cuda || p.nu > matern_max_nu))
+    m = matern_method::bessel;
+  if (m != matern_method::bessel && p.nu > matern_max_nu)
     throw input_error("--nu " + detail::number_text(p.nu) + " is above the quadrature's range (<= " +
                       detail::number_text(matern_max_nu) + "); use --method bessel");
+  if (m == matern_method::bessel && derivatives && exec.kind() == backend::cuda)
+    throw input_error("--method bessel has no nu-derivatives on cuda; use --method trapezoid (or --device cpu for "
+                      "Boost with finite differences)");
   log.message(std::string("Method: ") + matern_method_name(m) + (requested == "auto" ? " (--method auto)" : ""));
   return m;
 }
@@ -84,11 +91,12 @@ void evaluate(const executor& exec, const matern_params& p, const std::string& r
               outputs& o, bool derivatives, run_log& log) {
   const matern_method m = resolve_method(requested, derivatives, exec, p, log);
   int64_t small = 0;
-  for (double x : h) small += m == matern_method::quadrature && matern_small_distance(p, x);
+  for (double x : h) small += matern_small_distance(p, x, m);
   if (small)
-    log.message("Note: " + std::to_string(small) +
-                " distances have 0 < nu h^2 / (2 rho^2) < 1e-12, below the quadrature table's domain: their "
-                "values are accurate to about 1e-12 sigma2 absolute only");
+    log.message("Note: " + std::to_string(small) + " distances have 0 < h and nu h^2 / (2 rho^2) < " +
+                (m == matern_method::quadrature ? "1e-12" : "1e-300") +
+                ", below the exp-sinh table's domain: their values miss the integrals' part below u = "
+                "2.4e-16, which at small nu is most of 1 - C/sigma2 (use --method bessel for C there)");
   log.begin("Matern covariance");
   const auto t0 = std::chrono::steady_clock::now();
   matern_covariance(exec, p, m, h.data(), static_cast<int64_t>(h.size()), o.view(static_cast<int64_t>(h.size()), derivatives));
@@ -112,9 +120,14 @@ void add_matern_command(CLI::App& app, int argc, char** argv, int& status) {
       "                    D = h^2 by 2 sum p(1-p) (VanRaden GRM units)\n"
       "Methods:\n"
       "  quadrature  exp-sinh quadrature of the integral form on a fixed 2,720-node table; exact\n"
-      "              nu-derivatives from the same nodes (cpu or cuda)\n"
-      "  bessel      the closed form with Boost cyl_bessel_k (cpu); nu-derivatives by finite differences\n"
-      "  auto        (default) bessel for C alone on the CPU (faster, as accurate), else quadrature\n"
+      "              nu-derivatives from the same nodes (cpu or cuda): the reference method\n"
+      "  trapezoid   trapezoid rule in ln u (delta = 1/16) with per-call node factors: 72-88 exps a\n"
+      "              distance, exact nu-derivatives (cpu or cuda; the exp-sinh sums where it is not\n"
+      "              accurate: x = sqrt(2 nu) h / rho beyond ~100, nu beyond ~90)\n"
+      "  bessel      the closed form: Boost cyl_bessel_k on the cpu (nu-derivatives by finite\n"
+      "              differences); Temme's series / Steed's continued fraction on cuda (C, DSIGMA2,\n"
+      "              DRHO only)\n"
+      "  auto        (default) bessel for C alone on cuda or above nu = 150, else trapezoid\n"
       "Outputs:\n"
       "  --distances: PREFIX.matern, a header line H C [DSIGMA2 DRHO DNU D2NU] and one row a distance\n"
       "  --bfile: PREFIX.matern.bin (n x n float64, row-major) [+ .matern.dsigma2.bin .matern.drho.bin\n"
@@ -128,8 +141,8 @@ void add_matern_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--sigma2", c->sigma2, "variance sigma2 > 0 (default 1)");
   cmd->add_flag("--derivatives", c->derivatives, "also dC/dsigma2, dC/drho, dC/dnu, d2C/dnu2");
   cmd->add_option("--method", c->method,
-                  "auto|quadrature|bessel (default auto: bessel for C alone on the CPU, else quadrature)")
-      ->check(CLI::IsMember({"auto", "quadrature", "bessel"}));
+                  "auto|quadrature|trapezoid|bessel (default auto: bessel for C alone on cuda, else trapezoid)")
+      ->check(CLI::IsMember({"auto", "quadrature", "trapezoid", "bessel"}));
   cmd->callback([c, argc, argv, &status] {
     status = run_command(c->common.out, argc, argv, [&](run_log& log) {
       check_common_options(c->common);

@@ -7,11 +7,14 @@
 // adding every node of the union (extra nodes are exact quadrature nodes, not an approximation)
 // until all lanes are past their cut-off.
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "core/cuda_context.hpp"
+#include "ops/matern_covariance/bessel_k.hpp"
 #include "ops/matern_covariance/kernels.hpp"
 #include "ops/matern_covariance/quadrature_table.hpp"
+#include "ops/matern_covariance/trapezoid.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx::kernels::cuda {
@@ -94,29 +97,105 @@ void upload_table(cudaStream_t stream) {
   PMX_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_q, t.q, sizeof t.q, 0, cudaMemcpyHostToDevice, stream));
 }
 
-void launch(const detail::matern_consts& k, const double* h, int64_t n, const matern_outputs& out, cudaStream_t stream) {
-  constexpr int threads = 256;
-  const int64_t blocks = (n + threads - 1) / threads;
-  matern_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(k, h, n, out);
-  PMX_CUDA_CHECK_LAUNCH();
+// The trapezoid route (trapezoid.hpp): one thread a distance; every lane sums the same number of
+// explicit nodes (from its own place in the per-call table, in global memory, laid out so that
+// neighbouring windows share cache lines), so the warps only diverge where a lane needs the
+// complement form. The distances that the exp-sinh sums serve (trap_case_of) are left to a second
+// kernel: inlined, that rare path's loops would hold registers the trapezoid sums need (at the
+// four blocks an SM that give 32 warps to hide the exps' latency, ptxas spilled 48 bytes with it,
+// 4 without).
+__global__ void __launch_bounds__(256, 4) trapezoid_kernel(detail::matern_consts k, detail::trap_view t,
+                                                           const double* __restrict__ h, int64_t n, matern_outputs out) {
+  const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (i >= n) return;
+  const double hv = h[i];
+  switch (detail::trap_case_of(k, hv)) {
+    case detail::trap_case::zero: return store_matern(out, i, detail::matern_at_zero(k));
+    case detail::trap_case::beyond: return store_matern(out, i, detail::matern_point{0, 0, 0, 0, 0});
+    case detail::trap_case::trapezoid: return store_matern(out, i, detail::matern_trapezoid(k, t, hv));
+    case detail::trap_case::exp_sinh: return;
+  }
 }
 
-}  // namespace
+// The rest of the trapezoid route: the exp-sinh sums (global copies of that table) where the
+// trapezoid rule is not accurate.
+struct global_exp_sinh {
+  const double *s, *r, *q;
+};
 
-void matern_quadrature(const executor& exec, const detail::matern_consts& k, const double* h, int64_t n,
-                       const matern_outputs& out) {
-  detail::cuda_scope scope(exec);
-  detail::cuda_context& c = scope.ctx;
-  upload_table(c.stream);
+__global__ void __launch_bounds__(256) trapezoid_fallback_kernel(detail::matern_consts k, global_exp_sinh exp_sinh,
+                                                                 const double* __restrict__ h, int64_t n,
+                                                                 matern_outputs out) {
+  const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (i >= n) return;
+  const double hv = h[i];
+  if (detail::trap_case_of(k, hv) == detail::trap_case::exp_sinh)
+    store_matern(out, i, detail::matern_window(k, exp_sinh, matern_nodes, matern_origin, detail::matern_delta, hv));
+}
+
+// The closed form (bessel_k.hpp) for C, dC/dσ², dC/dρ: one thread a distance; the per-call
+// constants (4 KB) travel as the kernel's parameter (CUDA ≥ 12.1 allows up to 32 KB), which the
+// lanes read uniformly.
+__global__ void __launch_bounds__(256) bessel_kernel(const detail::bessel_consts k, const double* __restrict__ h,
+                                                     int64_t n, matern_outputs out) {
+  const int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (i < n) store_matern(out, i, detail::matern_bessel_k_point(k, h[i]));
+}
+
+// The least and greatest finite positive distance (as bit patterns: non-negative doubles order as
+// their integers), for the range of the per-call table.
+__global__ void positive_range_kernel(const double* __restrict__ h, int64_t n, unsigned long long* lohi) {
+  unsigned long long lo = ~0ull, hi = 0;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) {
+    const double v = h[i];
+    if (v > 0 && v < INFINITY) {
+      const auto b = static_cast<unsigned long long>(__double_as_longlong(v));
+      lo = b < lo ? b : lo, hi = b > hi ? b : hi;
+    }
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned long long l = __shfl_down_sync(full_mask, lo, o), g = __shfl_down_sync(full_mask, hi, o);
+    lo = l < lo ? l : lo, hi = g > hi ? g : hi;
+  }
+  if ((threadIdx.x & 31) == 0) atomicMin(&lohi[0], lo), atomicMax(&lohi[1], hi);
+}
+
+// Smallest and largest positive distance of h (host or device memory); false if there is none.
+bool positive_range(const double* h, int64_t n, bool on_device, cudaStream_t stream, double& lo, double& hi) {
+  lo = INFINITY, hi = 0;
+  if (!on_device) {
+    for (int64_t i = 0; i < n; ++i)
+      if (h[i] > 0 && h[i] < INFINITY) lo = std::min(lo, h[i]), hi = std::max(hi, h[i]);
+    return hi > 0;
+  }
+  unsigned long long init[2] = {~0ull, 0}, got[2];
+  unsigned long long* d = nullptr;
+  PMX_CUDA_CHECK(cudaMallocAsync(&d, sizeof init, stream));
+  PMX_CUDA_CHECK(cudaMemcpyAsync(d, init, sizeof init, cudaMemcpyHostToDevice, stream));
+  const int64_t blocks = std::min<int64_t>((n + 255) / 256, 2048);
+  positive_range_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(h, n, d);
+  PMX_CUDA_CHECK_LAUNCH();
+  PMX_CUDA_CHECK(cudaMemcpyAsync(got, d, sizeof got, cudaMemcpyDeviceToHost, stream));
+  PMX_CUDA_CHECK(cudaFreeAsync(d, stream));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (got[1] == 0) return false;
+  std::memcpy(&lo, &got[0], sizeof lo), std::memcpy(&hi, &got[1], sizeof hi);
+  return true;
+}
+
+// Runs launch(d_h, count, d_out) over the distances: at once when they are in device memory, else
+// in pieces of at most 4 Mi distances through scratch slots (h, then each output).
+template <class Launch>
+void run_pieces(const executor& exec, detail::cuda_context& c, const double* h, int64_t n, const matern_outputs& out,
+                bool on_device, Launch launch) {
   double* outs[5] = {out.C, out.dsigma2, out.drho, out.dnu, out.d2nu};
-  if (detail::is_device_pointer(h)) {
+  if (on_device) {
     for (double* o : outs)
       PMX_EXPECTS(!o || detail::is_device_pointer(o), "Matérn covariance: outputs in the distances' memory space");
-    launch(k, h, n, out, c.stream);
+    launch(h, n, out);
     PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
     return;
   }
-  // Host memory: pieces of at most 4 Mi distances through scratch slots (h, then each output).
   const int64_t budget = detail::device_budget(exec, c);
   int wanted = 0;
   for (double* o : outs) wanted += o != nullptr;
@@ -134,12 +213,80 @@ void matern_quadrature(const executor& exec, const detail::matern_consts& k, con
     int slot = 1;
     for (int o = 0; o < 5; ++o)
       if (outs[o]) *d_outs[o] = static_cast<double*>(c.slot(slot++));
-    launch(k, d_h, count, d, c.stream);
+    launch(d_h, count, d);
     for (int o = 0; o < 5; ++o)
       if (outs[o])
         PMX_CUDA_CHECK(cudaMemcpyAsync(outs[o] + first, *d_outs[o], bytes, cudaMemcpyDeviceToHost, c.stream));
     PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
   }
+}
+
+constexpr int threads_per_block = 256;
+unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + threads_per_block - 1) / threads_per_block); }
+
+}  // namespace
+
+void matern_quadrature(const executor& exec, const detail::matern_consts& k, const double* h, int64_t n,
+                       const matern_outputs& out) {
+  detail::cuda_scope scope(exec);
+  detail::cuda_context& c = scope.ctx;
+  upload_table(c.stream);
+  run_pieces(exec, c, h, n, out, detail::is_device_pointer(h), [&](const double* d_h, int64_t count, const matern_outputs& d) {
+    matern_kernel<<<blocks_for(count), threads_per_block, 0, c.stream>>>(k, d_h, count, d);
+    PMX_CUDA_CHECK_LAUNCH();
+  });
+}
+
+void matern_bessel(const executor& exec, const detail::bessel_consts& k, const double* h, int64_t n,
+                   const matern_outputs& out) {
+  detail::cuda_scope scope(exec);
+  detail::cuda_context& c = scope.ctx;
+  run_pieces(exec, c, h, n, out, detail::is_device_pointer(h), [&](const double* d_h, int64_t count, const matern_outputs& d) {
+    bessel_kernel<<<blocks_for(count), threads_per_block, 0, c.stream>>>(k, d_h, count, d);
+    PMX_CUDA_CHECK_LAUNCH();
+  });
+}
+
+void matern_trapezoid(const executor& exec, const detail::matern_consts& k, const double* h, int64_t n,
+                      const matern_outputs& out) {
+  detail::cuda_scope scope(exec);
+  detail::cuda_context& c = scope.ctx;
+  const bool on_device = detail::is_device_pointer(h);
+  // The per-call table for the distances' range of a (trapezoid_table.hpp), and the exp-sinh
+  // table for the fallback, in one device block.
+  double h_lo, h_hi;
+  detail::trap_table t;
+  if (positive_range(h, n, on_device, c.stream, h_lo, h_hi)) t = detail::build_trap_table_for(k.nu, k.a_per_h2, h_lo, h_hi);
+  const detail::matern_table& q = detail::matern_quadrature_table();
+  const size_t nodes = t.node.size() * sizeof(detail::trap_node), Q = t.Q.size() * sizeof(double),
+               prefix = t.prefix.size() * sizeof(double), tail = t.tail.size() * sizeof(double), es = sizeof q.s;
+  char* block = nullptr;
+  PMX_CUDA_CHECK(cudaMallocAsync(&block, nodes + Q + prefix + tail + 3 * es, c.stream));
+  size_t at = 0;  // (the nodes first: their 16-byte loads need the alignment)
+  auto put = [&](const void* src, size_t bytes) {
+    if (bytes) PMX_CUDA_CHECK(cudaMemcpyAsync(block + at, src, bytes, cudaMemcpyHostToDevice, c.stream));
+    at += bytes;
+    return reinterpret_cast<const double*>(block + at - bytes);
+  };
+  detail::trap_view v = t.view();
+  v.node = reinterpret_cast<const detail::trap_node*>(put(t.node.data(), nodes));
+  v.Q = put(t.Q.data(), Q);
+  v.prefix = put(t.prefix.data(), prefix);
+  v.tail = put(t.tail.data(), tail);
+  const global_exp_sinh g{put(q.s, es), put(q.r, es), put(q.q, es)};
+  try {
+    run_pieces(exec, c, h, n, out, on_device, [&](const double* d_h, int64_t count, const matern_outputs& d) {
+      trapezoid_kernel<<<blocks_for(count), threads_per_block, 0, c.stream>>>(k, v, d_h, count, d);
+      PMX_CUDA_CHECK_LAUNCH();
+      trapezoid_fallback_kernel<<<blocks_for(count), threads_per_block, 0, c.stream>>>(k, g, d_h, count, d);
+      PMX_CUDA_CHECK_LAUNCH();
+    });
+  } catch (...) {
+    cudaFreeAsync(block, c.stream);
+    throw;
+  }
+  PMX_CUDA_CHECK(cudaFreeAsync(block, c.stream));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
 }
 
 }  // namespace pmx::kernels::cuda

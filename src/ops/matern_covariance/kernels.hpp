@@ -4,16 +4,28 @@
 #include <cstdint>
 
 #include "ops/matern_covariance/point.hpp"
+
+namespace pmx::detail {
+struct bessel_consts;
+}
 #include "panoramix/ops/matern_covariance.hpp"
 
 namespace pmx::kernels {
-// matern_quadrature: the exp-sinh route at the n distances h; `out` as in the public header.
-#define PMX_MATERN_KERNELS                                                                         \
+// matern_quadrature: the exp-sinh route at the n distances h; matern_trapezoid: the trapezoid
+// route (trapezoid.hpp); `out` as in the public header.
+#define PMX_MATERN_KERNELS                                                                                  \
   void matern_quadrature(const executor& exec, const detail::matern_consts& k, const double* h, int64_t n, \
-                         const matern_outputs& out)
+                         const matern_outputs& out);                                                        \
+  void matern_trapezoid(const executor& exec, const detail::matern_consts& k, const double* h, int64_t n,  \
+                        const matern_outputs& out)
 namespace reference { PMX_MATERN_KERNELS; }  // reference.cpp: every node, serial
 namespace cpu { PMX_MATERN_KERNELS; }        // cpu.cpp: windowed sums, OpenMP
-namespace cuda { PMX_MATERN_KERNELS; }       // cuda.cu: table in constant memory, one thread a distance
+namespace cuda {
+PMX_MATERN_KERNELS;  // cuda.cu: one thread a distance (the exp-sinh table in constant memory)
+/// The host-device closed form (bessel_k.hpp): C, dC/dσ², dC/dρ (no ν-derivatives).
+void matern_bessel(const executor& exec, const detail::bessel_consts& k, const double* h, int64_t n,
+                   const matern_outputs& out);
+}  // namespace cuda
 #undef PMX_MATERN_KERNELS
 
 /// The closed form through Boost.Math at one distance (reference and cpu backends): C, dC/dσ²,

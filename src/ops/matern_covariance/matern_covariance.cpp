@@ -8,12 +8,20 @@
 #include <cmath>
 #include <exception>
 
+#include "ops/matern_covariance/bessel_k.hpp"
 #include "ops/matern_covariance/kernels.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx {
 
-const char* matern_method_name(matern_method m) { return m == matern_method::bessel ? "bessel" : "quadrature"; }
+const char* matern_method_name(matern_method m) {
+  switch (m) {
+    case matern_method::bessel: return "bessel";
+    case matern_method::trapezoid: return "trapezoid";
+    case matern_method::quadrature: break;
+  }
+  return "quadrature";
+}
 
 void matern_covariance(const executor& exec, const matern_params& p, matern_method method, const double* h,
                        int64_t n, const matern_outputs& out, int table_stride) {
@@ -29,8 +37,12 @@ void matern_covariance(const executor& exec, const matern_params& p, matern_meth
     for (int64_t i = 0; i < n; ++i) PMX_EXPECTS(std::isfinite(h[i]) && h[i] >= 0, "distances must be finite and >= 0");
 
   if (method == matern_method::bessel) {
-    if (exec.kind() == backend::cuda)
-      throw unsupported_error("Matérn covariance: the Bessel-K route runs on the cpu only (use --method quadrature)");
+    if (exec.kind() == backend::cuda) {
+      if (derivatives)
+        throw unsupported_error(
+            "Matérn covariance: the Bessel-K route on cuda has no nu-derivatives (use --method trapezoid)");
+      return kernels::cuda::matern_bessel(exec, detail::make_bessel_consts(p.sigma2, p.rho, p.nu), h, n, out);
+    }
     const int threads = exec.kind() == backend::cpu ? exec.threads() : 1;
     std::exception_ptr failed;  // an exception must not leave the parallel region: the first is rethrown
 #pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
@@ -58,6 +70,14 @@ void matern_covariance(const executor& exec, const matern_params& p, matern_meth
   k.trigamma1 = boost::math::trigamma(p.nu + 1);
   k.derivatives = derivatives;
   k.stride = table_stride;
+  if (method == matern_method::trapezoid) {
+    k.stride = 1;  // (its exp-sinh fallback at full accuracy)
+    switch (exec.kind()) {
+      case backend::reference: return kernels::reference::matern_trapezoid(exec, k, h, n, out);
+      case backend::cpu: return kernels::cpu::matern_trapezoid(exec, k, h, n, out);
+      case backend::cuda: return kernels::cuda::matern_trapezoid(exec, k, h, n, out);
+    }
+  }
   switch (exec.kind()) {
     case backend::reference: return kernels::reference::matern_quadrature(exec, k, h, n, out);
     case backend::cpu: return kernels::cpu::matern_quadrature(exec, k, h, n, out);

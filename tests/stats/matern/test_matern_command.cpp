@@ -73,14 +73,22 @@ TEST(MaternCommand, DistanceFileAgainstArb) {
     const double want = sigma2 * arb_matern(hs[i], nu, rho).C;
     EXPECT_NEAR(brows[i][1], want, 1e-13 * want) << hs[i];
   }
-  // The default (--method auto) for C alone on the CPU is that route, and says so in the log.
-  ASSERT_EQ(panoramix("matern --distances " + d.path("d.txt") + " --nu 1.3 --rho 0.7 --sigma2 2 --device cpu --out " +
-                      d.path("a")),
-            0);
-  const auto arows = read_matern(d.path("a.matern"), header);
-  ASSERT_EQ(arows.size(), brows.size());
-  for (size_t i = 1; i < arows.size(); ++i) EXPECT_EQ(arows[i][1], brows[i][1]) << hs[i];
-  EXPECT_NE(read_text(d.path("a.log")).find("Method: bessel (--method auto)"), std::string::npos);
+  // The default (--method auto) for C alone on the CPU is the trapezoid route, and says so in the
+  // log; --method trapezoid gives the same values.
+  for (const char* how : {"--device cpu", "--device cpu --method trapezoid"}) {
+    ASSERT_EQ(panoramix("matern --distances " + d.path("d.txt") + " --nu 1.3 --rho 0.7 --sigma2 2 " + how + " --out " +
+                        d.path("a")),
+              0);
+    const auto arows = read_matern(d.path("a.matern"), header);
+    ASSERT_EQ(arows.size(), brows.size());
+    for (size_t i = 1; i < arows.size(); ++i) {
+      const double want = sigma2 * arb_matern(hs[i], nu, rho).C;
+      EXPECT_NEAR(arows[i][1], want, 1e-14 * want) << hs[i];
+    }
+    const bool by_auto = std::string(how).find("--method") == std::string::npos;
+    EXPECT_NE(read_text(d.path("a.log")).find(by_auto ? "Method: trapezoid (--method auto)" : "Method: trapezoid"),
+              std::string::npos);
+  }
 }
 
 // Each bad input exits non-zero, names the problem (file and line for distances) and leaves no
