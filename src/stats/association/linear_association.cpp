@@ -7,7 +7,6 @@
 #include <limits>
 
 #include "panoramix/error.hpp"
-#include "panoramix/ops/genotype_gemm.hpp"
 #include "stats/association/regression_parts.hpp"
 
 namespace pmx {
@@ -83,36 +82,25 @@ linear_association run_linear_association(const executor& exec, const genotype_s
   r.obs_ct.resize(static_cast<size_t>(m));
   r.error.resize(static_cast<size_t>(m));
   for (auto* v : {&r.beta, &r.se, &r.t, &r.p}) v->assign(static_cast<size_t>(m * T), na);
-  constexpr int64_t block = 8192;
-  std::vector<double> W;
-  const std::vector<double> zero_p(static_cast<size_t>(block), 0.0);
-  for (int64_t first = 0; first < m; first += block) {
-    const int64_t count = std::min(block, m - first);
-    packed_genotypes copy;
-    const variant_major_view g = data.block(first, count, copy);
-    // W = Xᵀ [1 | C | y] over the kept samples (x = ALT copies, 0 where missing: p = 0, no scale).
-    W.resize(static_cast<size_t>(count * l));
-    gemm_transposed(exec, g, {std::span<const double>(zero_p.data(), static_cast<size_t>(count)), {}}, l, d.rows.data(),
-                    l, 0.0, W.data(), l);
+  detail::for_each_product_block(
+      exec, data, d, progress, [&](int64_t first, int64_t count, const variant_major_view& g, const double* W) {
 #pragma omp parallel num_threads(exec.threads())
-    {
-      std::vector<double> corr;
-      detail::variant_gram vg;
+        {
+          std::vector<double> corr;
+          detail::variant_gram vg;
 #pragma omp for schedule(dynamic, 64)
-      for (int64_t b = 0; b < count; ++b) {
-        const int64_t j = first + b;
-        const size_t o = static_cast<size_t>(j * T);
-        const variant_fit f =
-            fit_variant(d, g.row(b), W.data() + b * l, &r.beta[o], &r.se[o], &r.t[o], &r.p[o], corr, vg);
-        r.obs_ct[j] = f.obs, r.error[j] = f.error;
-        // A1, plink2's nonmajor allele: REF when ALT is above 1/2 (on a tie REF is the major allele,
-        // as plink2's source has it). x counts ALT, so the coefficient of REF copies is its negative.
-        r.a1_is_ref[j] = alt_freq[j] > 0.5;
-        if (r.a1_is_ref[j] && f.error == glm_error::none) r.beta[o] = -r.beta[o], r.t[o] = -r.t[o];
-      }
-    }
-    report(progress, "association", double(first + count) / double(m));
-  }
+          for (int64_t b = 0; b < count; ++b) {
+            const int64_t j = first + b;
+            const size_t o = static_cast<size_t>(j * T);
+            const variant_fit f = fit_variant(d, g.row(b), W + b * l, &r.beta[o], &r.se[o], &r.t[o], &r.p[o], corr, vg);
+            r.obs_ct[j] = f.obs, r.error[j] = f.error;
+            // A1, plink2's nonmajor allele: REF when ALT is above 1/2 (on a tie REF is the major allele,
+            // as plink2's source has it). x counts ALT, so the coefficient of REF copies is its negative.
+            r.a1_is_ref[j] = alt_freq[j] > 0.5;
+            if (r.a1_is_ref[j] && f.error == glm_error::none) r.beta[o] = -r.beta[o], r.t[o] = -r.t[o];
+          }
+        }
+      });
   return r;
 }
 

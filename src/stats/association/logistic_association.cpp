@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "panoramix/error.hpp"
-#include "panoramix/ops/genotype_gemm.hpp"
 #include "stats/association/regression_parts.hpp"
 
 namespace pmx {
@@ -158,47 +157,39 @@ logistic_association run_logistic_association(const executor& exec, const genoty
   r.obs_ct.resize(static_cast<size_t>(m));
   r.error.resize(static_cast<size_t>(m));
   for (auto* v : {&r.log_or, &r.se, &r.z, &r.p}) v->assign(static_cast<size_t>(m * T), na);
-  constexpr int64_t block = 8192;
-  std::vector<double> W;
-  const std::vector<double> zero_p(static_cast<size_t>(block), 0.0);
-  for (int64_t first = 0; first < m; first += block) {
-    const int64_t count = std::min(block, m - first);
-    packed_genotypes copy;
-    const variant_major_view g = data.block(first, count, copy);
-    W.resize(static_cast<size_t>(count * l));
-    gemm_transposed(exec, g, {std::span<const double>(zero_p.data(), static_cast<size_t>(count)), {}}, l, d.rows.data(),
-                    l, 0.0, W.data(), l);
+  detail::for_each_product_block(exec, data, d, progress,
+                                 [&](int64_t first, int64_t count, const variant_major_view& g, const double* W) {
 #pragma omp parallel num_threads(exec.threads())
-    {
-      std::vector<double> corr, b, Hinv;
-      detail::variant_gram vg;
-      variant_data v;
+                                   {
+                                     std::vector<double> corr, b, Hinv;
+                                     detail::variant_gram vg;
+                                     variant_data v;
 #pragma omp for schedule(dynamic, 16)
-      for (int64_t k = 0; k < count; ++k) {
-        const int64_t j = first + k;
-        detail::variant_normal_equations(d, g.row(k), W.data() + k * l, vg);
-        r.obs_ct[j] = vg.called;
-        r.a1_is_ref[j] = alt_freq[j] > 0.5;  // A1 as linear_association chooses it
-        if ((r.error[j] = detail::screen_predictors(vg, P, corr)) != glm_error::none) continue;
-        gather(d, y, g.row(k), v);
-        bool ok = fit(v, P, false, b, Hinv);
-        if (!ok) ok = fit(v, P, true, b, Hinv), r.firth[j] = 1;
-        if (!ok) {
-          r.error[j] = glm_error::firth_convergence_failed;
-          continue;
-        }
-        for (int c = 1; c < P; ++c) {
-          const size_t o = static_cast<size_t>(j * T + c - 1);
-          const double sign = c == 1 && r.a1_is_ref[j] ? -1.0 : 1.0;
-          r.log_or[o] = sign * b[c];
-          r.se[o] = std::sqrt(Hinv[c * P + c]);
-          r.z[o] = r.log_or[o] / r.se[o];
-          r.p[o] = std::erfc(std::fabs(r.z[o]) / std::sqrt(2.0));
-        }
-      }
-    }
-    report(progress, "association", double(first + count) / double(m));
-  }
+                                     for (int64_t k = 0; k < count; ++k) {
+                                       const int64_t j = first + k;
+                                       detail::variant_normal_equations(d, g.row(k), W + k * l, vg);
+                                       r.obs_ct[j] = vg.called;
+                                       r.a1_is_ref[j] = alt_freq[j] > 0.5;  // A1 as linear_association chooses it
+                                       if ((r.error[j] = detail::screen_predictors(vg, P, corr)) != glm_error::none)
+                                         continue;
+                                       gather(d, y, g.row(k), v);
+                                       bool ok = fit(v, P, false, b, Hinv);
+                                       if (!ok) ok = fit(v, P, true, b, Hinv), r.firth[j] = 1;
+                                       if (!ok) {
+                                         r.error[j] = glm_error::firth_convergence_failed;
+                                         continue;
+                                       }
+                                       for (int c = 1; c < P; ++c) {
+                                         const size_t o = static_cast<size_t>(j * T + c - 1);
+                                         const double sign = c == 1 && r.a1_is_ref[j] ? -1.0 : 1.0;
+                                         r.log_or[o] = sign * b[c];
+                                         r.se[o] = std::sqrt(Hinv[c * P + c]);
+                                         r.z[o] = r.log_or[o] / r.se[o];
+                                         r.p[o] = std::erfc(std::fabs(r.z[o]) / std::sqrt(2.0));
+                                       }
+                                     }
+                                   }
+                                 });
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "panoramix/error.hpp"
+#include "panoramix/ops/genotype_gemm.hpp"
 
 namespace pmx::detail {
 namespace {
@@ -66,6 +67,25 @@ regression_design make_regression_design(std::span<const double> y, const double
   if (!(d.gram[d.l * d.l - 1] > 0))
     throw input_error("--glm: the phenotype is constant over the samples with covariates");
   return d;
+}
+
+void for_each_product_block(const executor& exec, const genotype_source& data, const regression_design& d,
+                            progress_sink* progress, const product_block_fit& fit) {
+  const int64_t m = data.n_variants(), l = d.l;
+  constexpr int64_t block = 8192;
+  std::vector<double> W;
+  const std::vector<double> zero_p(static_cast<size_t>(block), 0.0);
+  for (int64_t first = 0; first < m; first += block) {
+    const int64_t count = std::min(block, m - first);
+    packed_genotypes copy;
+    const variant_major_view g = data.block(first, count, copy);
+    // p = 0 and no scale: the plain ALT copies, 0 where a call is missing.
+    W.resize(static_cast<size_t>(count * l));
+    gemm_transposed(exec, g, {std::span<const double>(zero_p.data(), static_cast<size_t>(count)), {}}, l, d.rows.data(),
+                    l, 0.0, W.data(), l);
+    fit(first, count, g, W.data());
+    report(progress, "association", double(first + count) / double(m));
+  }
 }
 
 void variant_normal_equations(const regression_design& d, const uint8_t* calls, const double* W, variant_gram& g) {

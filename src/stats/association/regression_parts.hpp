@@ -3,10 +3,14 @@
 // screening of the predictors.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
+#include "panoramix/executor.hpp"
+#include "panoramix/genotype_source.hpp"
 #include "panoramix/linear_association.hpp"
+#include "panoramix/progress.hpp"
 
 namespace pmx::detail {
 
@@ -26,6 +30,13 @@ struct regression_design {
 };
 /// Throws input_error with fewer than q + 3 such samples or a constant y over them.
 regression_design make_regression_design(std::span<const double> y, const double* c, int64_t q);
+
+/// The variants of `data` by blocks: for each, W = Xᵀ[1 | C | y] over the kept samples (count × l,
+/// x = ALT copies, 0 where missing) by the gemm op, then fit(first, count, calls, W).
+using product_block_fit =
+    std::function<void(int64_t first, int64_t count, const variant_major_view& calls, const double* W)>;
+void for_each_product_block(const executor& exec, const genotype_source& data, const regression_design& d,
+                            progress_sink* progress, const product_block_fit& fit);
 
 /// One variant's normal equations over the kept samples with a call (predictors: intercept, x =
 /// ALT copies, covariates): A (P × P, P = q + 2), b = predictorsᵀ y (centred), yy = Σ y² (centred).

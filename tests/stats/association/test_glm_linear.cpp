@@ -44,6 +44,25 @@ glm_table read_glm(const std::string& path, size_t columns = 13) {
   return t;
 }
 
+// Calls check(key, ours, plink2's) for every row of plink2's table, a failure for each row ours lacks.
+template <class Check>
+void for_each_matched_row(const glm_table& ours, const glm_table& plink, Check check) {
+  EXPECT_EQ(ours.size(), plink.size());
+  for (const auto& [key, y] : plink) {
+    const auto it = ours.find(key);
+    if (it == ours.end()) {
+      ADD_FAILURE() << "row missing: " << key.first << " " << key.second;
+      continue;
+    }
+    check(key, it->second, y);
+  }
+}
+
+// |u − v| within one unit of v's sixth significant digit (plink2 prints 6).
+bool within_sixth_digit(double u, double v) {
+  return std::fabs(u - v) <= 1.01 * std::pow(10.0, std::floor(std::log10(std::fabs(v))) - 5);
+}
+
 // Variants whose ALT frequency plink2 reports as exactly 1/2 (its .afreq): ties of the major allele.
 std::set<std::string> exact_ties(const std::string& afreq) {
   std::set<std::string> ids;
@@ -64,16 +83,8 @@ std::set<std::string> exact_ties(const std::string& afreq) {
 size_t expect_same_as_plink2(const std::string& ours, const std::string& plink,
                              const std::set<std::string>& ties = {}) {
   SCOPED_TRACE(ours + " vs " + plink);
-  const glm_table a = read_glm(ours), b = read_glm(plink);
-  EXPECT_EQ(a.size(), b.size());
   size_t numbers = 0;
-  for (const auto& [key, y] : b) {
-    const auto it = a.find(key);
-    if (it == a.end()) {
-      ADD_FAILURE() << "row missing: " << key.first << " " << key.second;
-      continue;
-    }
-    const auto& x = it->second;
+  for_each_matched_row(read_glm(ours), read_glm(plink), [&](const auto& key, const auto& x, const auto& y) {
     const bool flipped = x[5] != y[5] && ties.count(key.first) && (x[5] == y[3] || x[5] == y[4]);
     for (int c : {0, 1, 3, 4, 5, 7, 12}) {
       if (flipped && c == 5) continue;
@@ -85,13 +96,11 @@ size_t expect_same_as_plink2(const std::string& ours, const std::string& plink,
         continue;
       }
       const double sign = flipped && key.second == "ADD" && (c == 8 || c == 10) ? -1 : 1;
-      const double u = sign * std::stod(x[c]), v = std::stod(y[c]);
-      const double unit = std::pow(10.0, std::floor(std::log10(std::fabs(v))) - 5);  // of the 6th digit
-      EXPECT_LE(std::fabs(u - v), 1.01 * unit)
+      EXPECT_TRUE(within_sixth_digit(sign * std::stod(x[c]), std::stod(y[c])))
           << key.first << " " << key.second << " column " << c << ": " << x[c] << " vs " << y[c];
       ++numbers;
     }
-  }
+  });
   return numbers;
 }
 
@@ -117,7 +126,6 @@ void compare(const std::string& dir, const std::string& bfile, const std::string
     EXPECT_GT(expect_same_as_plink2(dir + "/ours." + t + ".glm.linear", dir + "/plink." + t + ".glm.linear", ties), 0u)
         << t;
 }
-
 
 TEST(GlmLinear, SimulatedWithMissingCallsAndCovariatesEqualsPlink2) {
   PMX_REQUIRE_PLINK2();
@@ -254,23 +262,17 @@ TEST(GlmLogistic, CaseControlEqualsPlink2AndADoublePrecisionFit) {
                 "/plink"),
             0);
   const std::string ours = dir + "/ours.cc.glm.logistic.hybrid";
-  const glm_table a = read_glm(ours, 14), b = read_glm(dir + "/plink.cc.glm.logistic.hybrid", 14);
-  EXPECT_EQ(a.size(), b.size());
   size_t firth = 0;
-  for (const auto& [key, y] : b) {
-    const auto it = a.find(key);
-    if (it == a.end()) {
-      ADD_FAILURE() << "row missing: " << key.first << " " << key.second;
-      continue;
-    }
-    const auto& x = it->second;
-    for (int c : {0, 1, 3, 4, 5, 6, 8, 13}) EXPECT_EQ(x[c], y[c]) << key.first << " " << key.second << " column " << c;
-    firth += y[6] == "Y";
-    if (y[6] == "N" && y[9] != "NA") {
-      const double u = std::stod(x[9]), v = std::stod(y[9]);
-      EXPECT_LE(std::fabs(u - v), 1.01 * std::pow(10.0, std::floor(std::log10(std::fabs(v))) - 5)) << key.first;
-    }
-  }
+  for_each_matched_row(read_glm(ours, 14), read_glm(dir + "/plink.cc.glm.logistic.hybrid", 14),
+                       [&](const auto& key, const auto& x, const auto& y) {
+                         for (int c : {0, 1, 3, 4, 5, 6, 8, 13}) {
+                           EXPECT_EQ(x[c], y[c]) << key.first << " " << key.second << " column " << c;
+                         }
+                         firth += y[6] == "Y";
+                         if (y[6] == "N" && y[9] != "NA") {
+                           EXPECT_TRUE(within_sixth_digit(std::stod(x[9]), std::stod(y[9]))) << key.first;
+                         }
+                       });
   EXPECT_GT(firth, 0u) << "no variant needed Firth's fit: the data do not test the fallback";
   // Every number against the double-precision fit.
   ASSERT_EQ(run("plink2 --bfile " + dir + "/s --export A --out " + dir + "/raw"), 0);
