@@ -3,6 +3,7 @@
 // encoding constants are restated (vcf_file.cpp checks them against htslib's), so the rules can be
 // tested on their own.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #include "panoramix/genotype_view.hpp"
@@ -23,6 +24,12 @@ inline constexpr int32_t int_vector_end = INT32_MIN + 1;
 constexpr uint8_t code_of_alt_count(int copies) {
   constexpr uint8_t codes[3] = {code_hom_a2, code_het, code_hom_a1};
   return codes[copies];
+}
+
+/// A Float FORMAT value (GQ, DP) as the integer the thresholds compare with: floored (x < m <=>
+/// floor(x) < m for integer m), clamped to int32 beyond ±2e9 clear of the missing/padding codes.
+inline int32_t floored_format_value(double x) {
+  return x >= 2e9 ? INT32_MAX : x <= -2e9 ? INT32_MIN + 2 : static_cast<int32_t>(std::floor(x));
 }
 
 /// What went wrong in a row, for the reader's message (sample < 0: nothing).

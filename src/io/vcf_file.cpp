@@ -136,9 +136,7 @@ int format_ints(const bcf_hdr_t* hdr, bcf1_t* rec, const char* tag, hts_buffer<i
     const float x = floats.data[k];
     ints.data[k] = bcf_float_is_vector_end(x) ? io::int_vector_end
                    : bcf_float_is_missing(x) || std::isnan(x) ? io::int_missing
-                   : x >= 2e9f ? INT32_MAX
-                   : x <= -2e9f ? INT32_MIN + 2
-                                : static_cast<int32_t>(std::floor(x));
+                                                                   : io::floored_format_value(x);
   }
   return nf / bcf_hdr_nsamples(hdr);
 }

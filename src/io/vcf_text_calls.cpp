@@ -31,7 +31,7 @@ int32_t format_number(std::string_view s) {
   double x = 0;
   const auto r = std::from_chars(s.data(), s.data() + s.size(), x);
   if (r.ec != std::errc() || std::isnan(x)) return int_missing;
-  return x >= 2e9 ? INT32_MAX : x <= -2e9 ? INT32_MIN + 2 : static_cast<int32_t>(std::floor(x));
+  return floored_format_value(x);
 }
 
 // The alleles of a GT text ("0/1", "1|1", "./.", "1", "."): ploidy, called, ALT copies. Returns
@@ -60,6 +60,15 @@ bool count_alleles(std::string_view gt, int n_alleles, int& ploidy, int& called,
   }
 }
 
+// ALT copies of a GT "a/b" or "a|b" with both alleles known (digits below n_alleles) that ends at
+// `stop` or at a `next` character; -1 for any other text.
+inline int known_diploid(const char* p, const char* stop, char next, int n_alleles) {
+  if (stop - p < 3 || (p[1] != '/' && p[1] != '|') || (stop - p > 3 && p[3] != next)) return -1;
+  const unsigned a1 = static_cast<unsigned>(p[0] - '0'), a2 = static_cast<unsigned>(p[2] - '0');
+  const auto k = static_cast<unsigned>(n_alleles);
+  return a1 < k && a2 < k ? static_cast<int>(a1 + a2) : -1;
+}
+
 inline void put(uint8_t* row, int64_t i, uint8_t code) { row[i >> 2] |= static_cast<uint8_t>(code << (2 * (i & 3))); }
 
 }  // namespace
@@ -69,7 +78,8 @@ format_keys find_format_keys(std::string_view format) {
   int i = 0;
   for (size_t at = 0;; ++i) {
     const size_t colon = format.find(':', at);
-    const std::string_view key = format.substr(at, colon == std::string_view::npos ? std::string_view::npos : colon - at);
+    const std::string_view key =
+        format.substr(at, colon == std::string_view::npos ? std::string_view::npos : colon - at);
     if (key == "GT" && k.gt < 0) k.gt = i;
     if (key == "GQ" && k.gq < 0) k.gq = i;
     if (key == "DP" && k.dp < 0) k.dp = i;
@@ -89,46 +99,39 @@ text_row encode_gt_text(const char* p, const char* end, int64_t n, const format_
     const int64_t i = t.columns++;
     if (i >= n) return t;  // one column too many: enough to say so
     // The commonest column of all, "a/b" alone: no search for its end.
-    if (gt_alone && end - p >= 3 && (p[1] == '/' || p[1] == '|') && (end - p == 3 || p[3] == '\t')) {
-      const unsigned a1 = static_cast<unsigned>(p[0] - '0'), a2 = static_cast<unsigned>(p[2] - '0');
-      if (a1 < static_cast<unsigned>(n_alleles) && a2 < static_cast<unsigned>(n_alleles)) {
-        put(row, i, code_of_alt_count(static_cast<int>(a1 + a2)));
+    if (gt_alone) {
+      if (const int alt = known_diploid(p, end, '\t', n_alleles); alt >= 0) {
+        put(row, i, code_of_alt_count(alt));
         if (end - p == 3) break;
         p += 4;
         continue;
       }
     }
     const char* col_end = find_or_end(p, end, '\t');
-    // The common call first: GT leads, "a/b" or "a|b" with both alleles known.
-    if (keys.gt == 0 && col_end - p >= 3 && (p[1] == '/' || p[1] == '|') && (col_end - p == 3 || p[3] == ':')) {
-      const unsigned a1 = static_cast<unsigned>(p[0] - '0'), a2 = static_cast<unsigned>(p[2] - '0');
-      if (a1 < static_cast<unsigned>(n_alleles) && a2 < static_cast<unsigned>(n_alleles)) {
-        put(row, i, code_of_alt_count(static_cast<int>(a1 + a2)));
-        if (gq && keys.gq >= 0) (*gq)[i] = format_number(field(p, col_end, keys.gq));
-        if (dp && keys.dp >= 0) (*dp)[i] = format_number(field(p, col_end, keys.dp));
-        if (col_end == end) break;
-        p = col_end + 1;
-        continue;
+    // The common call next: GT leads, "a/b" with both alleles known; else the general rules.
+    if (const int alt = keys.gt == 0 ? known_diploid(p, col_end, ':', n_alleles) : -1; alt >= 0) {
+      put(row, i, code_of_alt_count(alt));
+    } else {
+      int ploidy = 0, called = 0, alt_copies = 0, bad = -1;
+      const std::string_view gt = keys.gt == 0
+                                      ? std::string_view(p, static_cast<size_t>(find_or_end(p, col_end, ':') - p))
+                                      : field(p, col_end, keys.gt);
+      if (!count_alleles(gt, n_alleles, ploidy, called, alt_copies, bad)) {
+        t.problem = {i, gt_row_problem::kind::malformed, 0};
+        return t;
       }
+      if (bad >= 0 && ploidy <= 2) {
+        t.problem = {i, gt_row_problem::kind::bad_allele, bad};
+        return t;
+      }
+      const call_rule c = apply_call_rule(ploidy, called, alt_copies, half);
+      t.half_calls += c.half_call;
+      if (c.refused) {
+        t.problem = {i, gt_row_problem::kind::half_call, 0};
+        return t;
+      }
+      put(row, i, c.code);
     }
-    int ploidy = 0, called = 0, alt = 0, bad = -1;
-    const std::string_view gt = keys.gt == 0 ? std::string_view(p, static_cast<size_t>(find_or_end(p, col_end, ':') - p))
-                                             : field(p, col_end, keys.gt);
-    if (!count_alleles(gt, n_alleles, ploidy, called, alt, bad)) {
-      t.problem = {i, gt_row_problem::kind::malformed, 0};
-      return t;
-    }
-    if (bad >= 0 && ploidy <= 2) {
-      t.problem = {i, gt_row_problem::kind::bad_allele, bad};
-      return t;
-    }
-    const call_rule c = apply_call_rule(ploidy, called, alt, half);
-    t.half_calls += c.half_call;
-    if (c.refused) {
-      t.problem = {i, gt_row_problem::kind::half_call, 0};
-      return t;
-    }
-    put(row, i, c.code);
     if (gq && keys.gq >= 0) (*gq)[i] = format_number(field(p, col_end, keys.gq));
     if (dp && keys.dp >= 0) (*dp)[i] = format_number(field(p, col_end, keys.dp));
     if (col_end == end) break;

@@ -94,9 +94,7 @@ linear_association run_linear_association(const executor& exec, const genotype_s
             const size_t o = static_cast<size_t>(j * T);
             const variant_fit f = fit_variant(d, g.row(b), W + b * l, &r.beta[o], &r.se[o], &r.t[o], &r.p[o], corr, vg);
             r.obs_ct[j] = f.obs, r.error[j] = f.error;
-            // A1, plink2's nonmajor allele: REF when ALT is above 1/2 (on a tie REF is the major allele,
-            // as plink2's source has it). x counts ALT, so the coefficient of REF copies is its negative.
-            r.a1_is_ref[j] = alt_freq[j] > 0.5;
+            r.a1_is_ref[j] = detail::a1_is_ref(alt_freq[j]);
             if (r.a1_is_ref[j] && f.error == glm_error::none) r.beta[o] = -r.beta[o], r.t[o] = -r.t[o];
           }
         }

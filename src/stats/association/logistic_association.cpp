@@ -169,7 +169,7 @@ logistic_association run_logistic_association(const executor& exec, const genoty
                                        const int64_t j = first + k;
                                        detail::variant_normal_equations(d, g.row(k), W + k * l, vg);
                                        r.obs_ct[j] = vg.called;
-                                       r.a1_is_ref[j] = alt_freq[j] > 0.5;  // A1 as linear_association chooses it
+                                       r.a1_is_ref[j] = detail::a1_is_ref(alt_freq[j]);
                                        if ((r.error[j] = detail::screen_predictors(vg, P, corr)) != glm_error::none)
                                          continue;
                                        gather(d, y, g.row(k), v);

@@ -48,6 +48,10 @@ struct variant_gram {
 /// From the variant's product row W = Xᵀ[1 | C | y] and its 2-bit calls.
 void variant_normal_equations(const regression_design& d, const uint8_t* calls, const double* W, variant_gram& g);
 
+/// Whether A1, plink2's nonmajor allele, is REF: ALT's founder frequency above 1/2 (on a tie REF is
+/// the major allele, as plink2's source has it). x counts ALT, so REF's coefficient is its negative.
+inline bool a1_is_ref(double alt_freq) { return alt_freq > 0.5; }
+
 /// plink2's NA reasons before a fit: too few samples, x constant, |r| > 0.999 between predictors,
 /// a variance inflation factor above 50.
 glm_error screen_predictors(const variant_gram& g, int P, std::vector<double>& corr);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/stage_clock.hpp"
+#include "panoramix/allele_frequencies.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/executor_array.hpp"
 #include "panoramix/ops/crossprod.hpp"
@@ -20,11 +21,12 @@ namespace {
 
 constexpr uint64_t low_bits = 0x5555555555555555ULL;
 
-// Every variant of `src` over the samples `keep` (all when it lists every sample), variant-major.
+// Every variant of `src` over the samples `keep` (empty, or listing every sample: all), variant-major.
 packed_genotypes read_samples(const genotype_source& src, std::span<const int64_t> keep) {
   packed_genotypes copy;
   const variant_major_view v = src.block(0, src.n_variants(), copy);
-  if (static_cast<int64_t>(keep.size()) == src.n_samples() && copy.n_samples() > 0) return copy;
+  const bool all = keep.empty() || static_cast<int64_t>(keep.size()) == src.n_samples();
+  if (all && copy.n_samples() > 0) return copy;
   std::vector<int64_t> variants(static_cast<size_t>(src.n_variants()));
   std::iota(variants.begin(), variants.end(), int64_t{0});
   return subset(v, std::vector<int64_t>(keep.begin(), keep.end()), variants);
@@ -57,24 +59,6 @@ std::vector<double> gather_rows(const double* x, int64_t nc, std::span<const int
 
 }  // namespace
 
-bool has_missing_calls(const variant_major_view& g) {
-  const int64_t full = g.n_samples / 4, rest = g.n_samples % 4;
-  const auto missing_in = [](unsigned byte, int calls) {
-    for (int c = 0; c < calls; ++c)
-      if (((byte >> (2 * c)) & 3u) == code_missing) return true;
-    return false;
-  };
-  for (int64_t j = 0; j < g.n_variants; ++j) {
-    const uint8_t* row = g.row(j);
-    for (int64_t b = 0; b < full; ++b) {
-      const unsigned x = row[b];
-      if ((x & 0x55u) & ~(x >> 1) & 0x55u) return true;  // a pair with low bit 1, high bit 0
-    }
-    if (rest && missing_in(row[full], static_cast<int>(rest))) return true;
-  }
-  return false;
-}
-
 std::string resident_krr_refusal(const executor& exec, const kernel_ridge_options& solve, int64_t train_missing_calls,
                                  const genotype_source* test) {
   if (exec.kind() != backend::cuda) return "it needs --device cuda";
@@ -83,13 +67,13 @@ std::string resident_krr_refusal(const executor& exec, const kernel_ridge_option
   if (train_missing_calls > 0)
     return "the training genotypes have " + std::to_string(train_missing_calls) +
            " missing calls (mean imputation needs the host Gram matrix's corrections)";
-  if (test) {
-    constexpr int64_t block = 8192;
-    for (int64_t first = 0; first < test->n_variants(); first += block) {
-      packed_genotypes copy;
-      if (has_missing_calls(test->block(first, std::min(block, test->n_variants() - first), copy)))
-        return "the TEST genotypes have missing calls (mean imputation needs the host Gram matrix's corrections)";
-    }
+  if (test) {  // the missing calls of TEST as the allele counts see them (every sample counted)
+    frequency_options fo;
+    fo.nonfounders = true;
+    const int64_t missing = compute_allele_frequencies(exec, *test, fo, nullptr).total_missing();
+    if (missing > 0)
+      return "the TEST genotypes have " + std::to_string(missing) +
+             " missing calls (mean imputation needs the host Gram matrix's corrections)";
   }
   return {};
 }

@@ -46,9 +46,6 @@ struct resident_krr_result {
   std::vector<std::pair<std::string, double>> predict_seconds;  ///< Predict's stages
 };
 
-/// Whether some call of `g` is missing (the .bed code 01), over its n_samples calls per row.
-bool has_missing_calls(const variant_major_view& g);
-
 /// Why the problem cannot run resident on `exec` (empty when it can): not a cuda executor, fp64
 /// asked for (its FP64 Cholesky would need a second n × n copy on the device), missing calls in
 /// the training (`train_missing_calls` > 0) or TEST genotypes.
