@@ -14,10 +14,40 @@ std::string g6(double v) {
   return b;
 }
 
+// The mixed-model results: 10 significant digits (GEMMA prints 7).
+std::string g10(double v) {
+  if (std::isnan(v)) return "NA";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.10g", v);
+  return b;
+}
+
+std::string write_lmm(output_group& out, const std::string& prefix, const association_analysis& r) {
+  std::string names;
+  for (const trait_association& t : r.traits) {
+    const std::string path = prefix + "." + t.name + ".lmm";
+    auto& f = out.add(path);
+    names += (names.empty() ? "" : ", ") + path;
+    f.write("#CHROM\tPOS\tID\tREF\tALT\tA1\tA1_FREQ\tMISS_CT\tOBS_CT\tBETA\tSE\tLOGL_H1\tLAMBDA\tP\tERRCODE\n");
+    const lmm_association& a = t.lmm;
+    std::string line;
+    for (size_t j = 0; j < r.variants.size(); ++j) {
+      const variant_record& v = r.variants[j];
+      line = v.chrom + "\t" + std::to_string(v.pos) + "\t" + v.id + "\t" + v.a2 + "\t" + v.a1 + "\t" + v.a1 + "\t" +
+             g10(a.alt_freq[j]) + "\t" + std::to_string(a.miss_ct[j]) + "\t" + std::to_string(a.samples) + "\t" +
+             g10(a.beta[j]) + "\t" + g10(a.se[j]) + "\t" + g10(a.logl[j]) + "\t" + g10(a.lambda[j]) + "\t" +
+             g10(a.p[j]) + "\t" + lmm_error_name(a.error[j]) + "\n";
+      f.write(line);
+    }
+  }
+  return names;
+}
+
 }  // namespace
 
 std::string write_association(output_group& out, const std::string& prefix, const association_analysis& r,
                               bool hide_covar) {
+  if (r.lmm) return write_lmm(out, prefix, r);
   std::string names;
   for (const trait_association& t : r.traits) {
     const std::string path = prefix + "." + t.name + (t.binary ? ".glm.logistic.hybrid" : ".glm.linear");
