@@ -8,8 +8,10 @@
 
 #include "core/stage_clock.hpp"
 #include "panoramix/error.hpp"
+#include "panoramix/executor_array.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
+#include "panoramix/transfer_buffer.hpp"
 #include "stats/association/restricted_likelihood.hpp"
 
 namespace pmx {
@@ -60,7 +62,7 @@ class variant_fit {
   bool set_x(const double* xt) {
     cols_[x()] = xt;
     copy_shared(0, s_.point_grams[0]);
-    add_x_pairs(0, nullptr);
+    add_x_pairs(nullptr, 0);
     return detail::r2_on_previous(g_, x()) <= max_r2;
   }
 
@@ -69,10 +71,8 @@ class variant_fit {
     const int k = order <= 1 ? s_.shared(lambda) : -1;
     if (k >= 0) {
       const detail::lambda_weights& w = s_.points[k];
-      for (int r = 1; r <= order + 1; ++r) {
-        copy_shared(r, s_.point_grams[k]);
-        add_x_pairs(r, w.h[r - 1].data());
-      }
+      for (int r = 1; r <= order + 1; ++r) copy_shared(r, s_.point_grams[k]);
+      add_x_pairs(&w, order + 1);
       set_traces(w);
       return detail::restricted_likelihood(g_, s_.ns, order);
     }
@@ -94,20 +94,14 @@ class variant_fit {
       for (int b = 0; b < K_; ++b)
         if (a != x() && b != x()) g_.at(r, a, b) = wy.at(r, shared(a), shared(b));
   }
-  // Σ h^r x v_a for every column a (h = null: unweighted).
-  void add_x_pairs(int r, const double* h) {
-    const double* xt = cols_[x()];
-    for (int a = 0; a < K_; ++a) {
-      double t = 0;
-      const double* v = cols_[a];
-      if (h) {
-        t = detail::weighted_dot(h, xt, v, s_.ns);
-      } else {
-#pragma omp simd reduction(+ : t)
-        for (int64_t i = 0; i < s_.ns; ++i) t += xt[i] * v[i];
-      }
-      g_.at(r, x(), a) = g_.at(r, a, x()) = t;
-    }
+  // Σ h^r x v_a for every column a at the powers 1..max_power of w (unweighted: max_power 0).
+  void add_x_pairs(const detail::lambda_weights* w, int max_power) {
+    static const detail::lambda_weights none;
+    sums_.resize(static_cast<size_t>(4 * K_));
+    detail::weigh_against(w ? *w : none, cols_[x()], cols_.data(), K_, s_.ns, max_power, w == nullptr,
+                          sums_.data(), scratch_);
+    for (int a = 0; a < K_; ++a)
+      for (int r = w ? 1 : 0; r <= max_power; ++r) g_.at(r, x(), a) = g_.at(r, a, x()) = sums_[4 * a + r];
   }
   void set_traces(const detail::lambda_weights& w) {
     g_.lambda = w.lambda, g_.trace_h = w.trace_h, g_.trace_h2 = w.trace_h2, g_.logdet_h = w.logdet_h;
@@ -117,6 +111,7 @@ class variant_fit {
   std::vector<const double*> cols_;
   detail::weighted_grams g_;
   detail::lambda_weights w_;
+  std::vector<double> sums_, scratch_;
 };
 
 // The REML λ of the null model [W | y] by the same search.
@@ -228,18 +223,24 @@ lmm_association run_lmm_association(const executor& exec, const genotype_source&
     if (s.shared(s.search.l_max) < 0) s.share(s.search.l_max);
   }
 
-  // ---- Λ̃ = U with a row per sample of the data (0 for those not analysed): Zᵀ Λ̃ = (Uᵀ z_j)ᵀ
-  std::vector<double> lambda_rows(static_cast<size_t>(n * ns), 0.0);
-  for (int64_t a = 0; a < ns; ++a)
-    for (int64_t e = 0; e < ns; ++e) lambda_rows[kept[a] * ns + e] = U[a + e * ns];
-  std::vector<double>().swap(U);
+  // ---- Λ̃ = U with a row per sample of the data (0 for those not analysed): Zᵀ Λ̃ = (Uᵀ z_j)ᵀ. In
+  // the executor's memory (the GPU's for cuda: uploaded once for every block's product).
+  executor_array<double> lambda_rows(exec, static_cast<size_t>(n * ns));
+  {
+    std::vector<double> rows(static_cast<size_t>(n * ns), 0.0);
+    for (int64_t a = 0; a < ns; ++a)
+      for (int64_t e = 0; e < ns; ++e) rows[kept[a] * ns + e] = U[a + e * ns];
+    std::vector<double>().swap(U);
+    lambda_rows.copy_from_host(rows.data(), 0, rows.size());
+  }
 
   r.miss_ct.assign(static_cast<size_t>(m), 0);
   r.alt_freq.assign(static_cast<size_t>(m), na);
   r.error.assign(static_cast<size_t>(m), lmm_error::none);
   for (auto* v : {&r.beta, &r.se, &r.p, &r.lambda, &r.logl}) v->assign(static_cast<size_t>(m), na);
   const int64_t block = std::clamp<int64_t>(product_doubles / std::max<int64_t>(ns, 1), 64, 8192);
-  std::vector<double> Xt, half_mean;
+  transfer_buffer Xt(exec, static_cast<size_t>(std::min(block, m) * ns));
+  std::vector<double> half_mean;
   for (int64_t first = 0; first < m; first += block) {
     const int64_t count = std::min(block, m - first);
     packed_genotypes copy;
@@ -263,7 +264,6 @@ lmm_association run_lmm_association(const executor& exec, const genotype_source&
       if (called > 0) r.alt_freq[j] = double(sx) / double(2 * called), half_mean[b] = r.alt_freq[j];
       if (called == 0 || called * sx2 == sx * sx) r.error[j] = lmm_error::constant_genotype;
     }
-    Xt.resize(static_cast<size_t>(count * ns));
     clock.time("rotation U'X", [&] {
       gemm_transposed(exec, g, {std::span<const double>(half_mean.data(), static_cast<size_t>(count)), {}}, ns,
                       lambda_rows.data(), ns, 0.0, Xt.data(), ns);

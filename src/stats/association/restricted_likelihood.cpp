@@ -107,11 +107,37 @@ void lambda_weights::set(std::span<const double> d, double l, int max_power, boo
   }
 }
 
-double weighted_dot(const double* w, const double* u, const double* v, int64_t n) {
-  double s = 0;
-#pragma omp simd reduction(+ : s)
-  for (int64_t i = 0; i < n; ++i) s += w[i] * u[i] * v[i];
-  return s;
+void weigh_against(const lambda_weights& w, const double* u, const double* const* cols, int count, int64_t n,
+                   int max_power, bool with_unweighted, double* out, std::vector<double>& scratch) {
+  // h^r ∘ u once, then one pass per column for all powers (two loads per sum instead of three).
+  scratch.resize(static_cast<size_t>(max_power * n));
+  for (int r = 0; r < max_power; ++r) {
+    const double* h = w.h[r].data();
+    double* hu = scratch.data() + r * n;
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) hu[i] = h[i] * u[i];
+  }
+  const double *h1 = scratch.data(), *h2 = h1 + n, *h3 = h2 + n;
+  for (int b = 0; b < count; ++b) {
+    const double* v = cols[b];
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    if (with_unweighted) {
+#pragma omp simd reduction(+ : s0)
+      for (int64_t i = 0; i < n; ++i) s0 += u[i] * v[i];
+    }
+    if (max_power == 1) {
+#pragma omp simd reduction(+ : s1)
+      for (int64_t i = 0; i < n; ++i) s1 += h1[i] * v[i];
+    } else if (max_power == 2) {
+#pragma omp simd reduction(+ : s1, s2)
+      for (int64_t i = 0; i < n; ++i) s1 += h1[i] * v[i], s2 += h2[i] * v[i];
+    } else if (max_power == 3) {
+#pragma omp simd reduction(+ : s1, s2, s3)
+      for (int64_t i = 0; i < n; ++i) s1 += h1[i] * v[i], s2 += h2[i] * v[i], s3 += h3[i] * v[i];
+    }
+    double* o = out + 4 * b;
+    o[0] = s0, o[1] = s1, o[2] = s2, o[3] = s3;
+  }
 }
 
 void weigh_columns(const lambda_weights& w, const double* const* cols, int K, int64_t n, int max_power,
@@ -119,18 +145,13 @@ void weigh_columns(const lambda_weights& w, const double* const* cols, int K, in
   if (out.K != K) out.resize(K);
   out.lambda = w.lambda;
   out.trace_h = w.trace_h, out.trace_h2 = w.trace_h2, out.logdet_h = w.logdet_h;
-  for (int a = 0; a < K; ++a)
-    for (int b = a; b < K; ++b) {
-      if (with_unweighted) {
-        double s = 0;
-        const double *u = cols[a], *v = cols[b];
-#pragma omp simd reduction(+ : s)
-        for (int64_t i = 0; i < n; ++i) s += u[i] * v[i];
-        out.at(0, a, b) = out.at(0, b, a) = s;
-      }
-      for (int r = 1; r <= max_power; ++r)
-        out.at(r, a, b) = out.at(r, b, a) = weighted_dot(w.h[r - 1].data(), cols[a], cols[b], n);
-    }
+  std::vector<double> sums(static_cast<size_t>(4 * K)), scratch;
+  for (int a = 0; a < K; ++a) {
+    weigh_against(w, cols[a], cols + a, K - a, n, max_power, with_unweighted, sums.data(), scratch);
+    for (int b = a; b < K; ++b)
+      for (int r = with_unweighted ? 0 : 1; r <= max_power; ++r)
+        out.at(r, a, b) = out.at(r, b, a) = sums[4 * (b - a) + r];
+  }
 }
 
 reml_point restricted_likelihood(const weighted_grams& w, int64_t n, int order) {

@@ -36,10 +36,12 @@ struct lambda_weights {
   void set(std::span<const double> d, double lambda, int max_power, bool with_logdet);
 };
 
-/// Σ_i w_i u_i v_i (vectorised; the same bits for the same inputs on one machine).
-double weighted_dot(const double* w, const double* u, const double* v, int64_t n);
+/// For each of `count` columns v_b: Σ u_i v_bi (when with_unweighted) and Σ h_i^r u_i v_bi for
+/// r = 1..max_power, into out[4b + r] (out[4b] the unweighted one). `scratch` is reused memory.
+void weigh_against(const lambda_weights& w, const double* u, const double* const* cols, int count, int64_t n,
+                   int max_power, bool with_unweighted, double* out, std::vector<double>& scratch);
 
-/// Every pair of `cols` (K column pointers of n values) at powers 0..max_power (G_0 only when
+/// Every pair of `cols` (K column pointers of n values) at powers 1..max_power (and 0 when
 /// with_unweighted).
 void weigh_columns(const lambda_weights& w, const double* const* cols, int K, int64_t n, int max_power,
                    bool with_unweighted, weighted_grams& out);
