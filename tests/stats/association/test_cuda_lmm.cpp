@@ -68,10 +68,12 @@ TEST(CudaLmm, EqualsCpuAndDenseOracle) {
   // --lmm-null on the GPU against the dense oracle.
   ASSERT_EQ(panoramix("grm --bfile " + shq(dir + "/sim") + " --out " + shq(dir + "/k")), 0);
   ASSERT_EQ(panoramix(common + " --lmm-null --device cuda --out " + shq(dir + "/null")), 0);
-  ASSERT_EQ(shell("/usr/bin/python3 " + shq(std::string(PMX_TEST_DIR) + "/lmm_oracle.py") + " wald " +
-                  shq(dir + "/sim") + " " + shq(dir + "/k.rel.bin") + " " + shq(dir + "/y.txt") + " " +
-                  shq(dir + "/c.txt") + " " + shq(dir + "/null.trait1.lmm") + " " + shq(dir + "/oracle.txt")),
-            0);
+  ASSERT_EQ(run("/usr/bin/python3 " + shq(std::string(PMX_TEST_DIR) + "/lmm_oracle.py") + " wald " +
+                    shq(dir + "/sim") + " " + shq(dir + "/k.rel.bin") + " " + shq(dir + "/y.txt") + " " +
+                    shq(dir + "/c.txt") + " " + shq(dir + "/null.trait1.lmm") + " " + shq(dir + "/oracle.txt"),
+                dir + "/oracle.log"),
+            0)
+      << read_text(dir + "/oracle.log");
   const auto o = rows(dir + "/null.trait1.lmm");
   std::ifstream in(dir + "/oracle.txt");
   std::string id;
