@@ -175,14 +175,24 @@ lmm_association run_lmm_association(const executor& exec, const genotype_source&
   std::vector<double> U(static_cast<size_t>(ns * ns));
   clock.time("eigendecomposition", [&] {
     std::vector<double> Kk(static_cast<size_t>(ns * ns));
-    for (int64_t a = 0; a < ns; ++a)
-      for (int64_t b = 0; b < ns; ++b) {
-        const double v = K[kept[a] * n + kept[b]];
-        if (!std::isfinite(v))
-          throw input_error("--lmm: the relationship matrix entry of samples '" + data.sample(kept[a]).iid + "' and '" +
-                            data.sample(kept[b]).iid + "' is not a number");
-        Kk[a * ns + b] = v;
+    int64_t bad = -1;  // a row with a non-finite entry
+#pragma omp parallel for schedule(static) num_threads(exec.threads())
+    for (int64_t a = 0; a < ns; ++a) {
+      const double* from = K + kept[a] * n;
+      double* to = Kk.data() + a * ns;
+      bool finite = true;
+      for (int64_t b = 0; b < ns; ++b) finite &= std::isfinite(to[b] = from[kept[b]]);
+      if (!finite) {
+#pragma omp critical
+        bad = bad < 0 ? a : std::min(bad, a);
       }
+    }
+    if (bad >= 0) {
+      int64_t b = 0;
+      while (std::isfinite(Kk[bad * ns + b])) ++b;
+      throw input_error("--lmm: the relationship matrix entry of samples '" + data.sample(kept[bad]).iid + "' and '" +
+                        data.sample(kept[b]).iid + "' is not a number");
+    }
     s.d.resize(static_cast<size_t>(ns));
     symmetric_eigen(exec, ns, Kk.data(), ns, ns, s.d.data(), U.data(), ns);
     for (double& v : s.d)
@@ -228,8 +238,13 @@ lmm_association run_lmm_association(const executor& exec, const genotype_source&
   executor_array<double> lambda_rows(exec, static_cast<size_t>(n * ns));
   {
     std::vector<double> rows(static_cast<size_t>(n * ns), 0.0);
-    for (int64_t a = 0; a < ns; ++a)
-      for (int64_t e = 0; e < ns; ++e) rows[kept[a] * ns + e] = U[a + e * ns];
+    // U is column-major (an eigenvector per column): a blocked transpose into sample rows.
+    constexpr int64_t tile = 64;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(exec.threads())
+    for (int64_t a0 = 0; a0 < ns; a0 += tile)
+      for (int64_t e0 = 0; e0 < ns; e0 += tile)
+        for (int64_t a = a0; a < std::min(ns, a0 + tile); ++a)
+          for (int64_t e = e0; e < std::min(ns, e0 + tile); ++e) rows[kept[a] * ns + e] = U[a + e * ns];
     std::vector<double>().swap(U);
     lambda_rows.copy_from_host(rows.data(), 0, rows.size());
   }
