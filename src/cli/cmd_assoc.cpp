@@ -23,7 +23,7 @@ void run_assoc(const common_options& o, const assoc_cli& c, run_log& log) {
   association_options a = c.a;
   a.chromosomes = chromosomes(o);
   forwarding_analysis_log<run_log> to_log(log);
-  const analysis_context ctx = genotype_analysis_context(o, log, to_log, a.chromosomes);
+  const analysis_context ctx = genotype_analysis_context(o, log, to_log, a.chromosomes, true);
   const association_analysis r = run_association_analysis(a, ctx);
   log.begin("write");
   output_group out;
@@ -46,7 +46,8 @@ void add_assoc_command(CLI::App& app, int argc, char** argv, int& status) {
       "  phenotype: PREFIX.<trait>.glm.linear with plink2's columns #CHROM POS ID REF ALT A1 TEST\n"
       "  OBS_CT BETA SE T_STAT P ERRCODE (ADD, then each covariate unless --hide-covar); NA rows name\n"
       "  CONST_OMITTED_ALLELE, CORR_TOO_HIGH (|r| > 0.999 between predictors), VIF_TOO_HIGH (> 50).\n"
-      "  Only autosomal variants are tested (plink2 adds sex on X).\n"
+      "  Chromosome X as plink2: SEX (1 male, 2 female) is the last covariate there when both sexes\n"
+      "  are present (samples of unknown sex are left out of X's regressions); Y and MT are not tested.\n"
       "Model (--lmm, every phenotype as quantitative): GEMMA -lmm 1. Over the samples with the phenotype,\n"
       "  every covariate and a row of K: y = W a + x b + g + e, g ~ N(0, vg K), e ~ N(0, ve I); x counts\n"
       "  ALT with missing calls mean-imputed; lambda = vg/ve by REML per variant (GEMMA's search on\n"

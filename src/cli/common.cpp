@@ -194,11 +194,14 @@ chromosome_set chromosomes(const common_options& o) {
   return chromosome_set::human();
 }
 
-void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, run_log& log) {
+void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, run_log& log, bool keep_x) {
   const int64_t before = data.n_variants();
-  data.filter_variants([&](const variant_record& v) { return chroms.diploid(v.chrom); });
+  data.filter_variants([&](const variant_record& v) {
+    return chroms.diploid(v.chrom) || (keep_x && chroms.classify(v.chrom) == chromosome_set::kind::x);
+  });
   if (data.n_variants() != before)
-    log.message(std::to_string(before - data.n_variants()) + " variants on X/Y/MT dropped");
+    log.message(std::to_string(before - data.n_variants()) + " variants on " + (keep_x ? "Y/MT" : "X/Y/MT") +
+                " dropped");
 }
 
 std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log) {
@@ -266,12 +269,12 @@ int run_command(const std::string& out_prefix, int argc, char** argv,
 }
 
 analysis_context genotype_analysis_context(const common_options& o, run_log& log, analysis_log& to_log,
-                                           chromosome_set chroms) {
+                                           chromosome_set chroms, bool keep_x) {
   return {.log = &to_log,
           .make_executor = [&o, &log] { return make_executor(o, log); },
-          .open_genotypes = [&o, &log, chroms]() -> std::unique_ptr<genotype_source> {
+          .open_genotypes = [&o, &log, chroms, keep_x]() -> std::unique_ptr<genotype_source> {
             auto data = open_input(o, log);
-            drop_non_autosomal(*data, chroms, log);
+            drop_non_autosomal(*data, chroms, log, keep_x);
             return data;
           }};
 }

@@ -50,15 +50,17 @@ void check_common_options(const common_options& o);
 /// when none was given.
 std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log);
 chromosome_set chromosomes(const common_options& o);
-/// Drops variants on X, Y and MT (as PLINK's GRM and PCA do) and logs how many went.
-void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, run_log& log);
+/// Drops variants on X, Y and MT (as PLINK's GRM and PCA do; X kept with keep_x, as association
+/// tests it) and logs how many went.
+void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, run_log& log, bool keep_x = false);
 executor make_executor(const common_options& o, run_log& log);
 
 /// The context a library analysis entry gets from the command line: `to_log` (forwarding to the
 /// run's log), the executor of --device/--threads, and the --bfile genotypes with --keep/--extract
-/// applied and the X/Y/MT variants of `chroms` dropped. `o`, `log` and `to_log` must outlive it.
+/// applied and the X/Y/MT variants of `chroms` dropped (Y/MT only with keep_x). `o`, `log` and
+/// `to_log` must outlive it.
 analysis_context genotype_analysis_context(const common_options& o, run_log& log, analysis_log& to_log,
-                                           chromosome_set chroms);
+                                           chromosome_set chroms, bool keep_x = false);
 
 /// Runs a command body with PREFIX.log, error reporting and exit status: 0 on success, 1 when
 /// the body throws (the message goes to stderr and the log; outputs not committed are removed).

@@ -18,6 +18,14 @@
 namespace pmx {
 namespace {
 
+// The variants the GRM uses (as `grm`): X dropped (the data here keeps it for its tests).
+std::unique_ptr<selected_genotypes> without_x(const genotype_source& data, const chromosome_set& chroms) {
+  auto s = std::make_unique<selected_genotypes>(borrow(data));
+  s->filter_variants([&](const variant_record& v) { return chroms.diploid(v.chrom); });
+  if (s->n_variants() == 0) throw input_error("--lmm: no autosomal variants for the relationship matrix");
+  return s;
+}
+
 // K over the samples of the data (n × n): a --grm file's entries matched by FID and IID (NaN rows
 // for samples it does not have), or the standardised GRM of the genotypes (as `grm`).
 std::vector<double> relationship_matrix(const association_options& o, const executor& exec,
@@ -48,7 +56,7 @@ std::vector<double> relationship_matrix(const association_options& o, const exec
   go.chromosomes = o.chromosomes;
   go.pair_counts = false;
   log.begin("relationship matrix");
-  grm_result g = compute_grm(exec, data, go, &log);
+  grm_result g = compute_grm(exec, *without_x(data, o.chromosomes), go, &log);
   log.end();
   log.message("GRM (standardized, as `grm`) of " + std::to_string(n) + " samples from " + std::to_string(g.n_variants) +
               " variants");
@@ -86,7 +94,8 @@ std::vector<lmm_association> leave_one_chromosome_out(const association_options&
   go.chromosomes = o.chromosomes;
   go.pair_counts = true;
   log.begin("relationship matrix");
-  const grm_result all = compute_grm(exec, data, go, &log);
+  const std::unique_ptr<selected_genotypes> autosomes = without_x(data, o.chromosomes);
+  const grm_result all = compute_grm(exec, *autosomes, go, &log);
   log.end();
   std::vector<std::string> chroms;
   for (int64_t j = 0; j < m; ++j)
@@ -106,10 +115,14 @@ std::vector<lmm_association> leave_one_chromosome_out(const association_options&
     selected_genotypes part(borrow(data));
     part.filter_variants([&](const variant_record& v) { return v.chrom == chrom; });
     log.begin("--loco chromosome " + chrom);
-    const grm_result one = compute_grm(exec, part, go, nullptr);
-    for (int64_t i = 0; i < n * n; ++i) {
-      const double N = double(all.N[i]) - double(one.N[i]);
-      K[i] = N > 0 ? (all.G[i] * double(all.N[i]) - one.G[i] * double(one.N[i])) / N : std::nan("");
+    if (!o.chromosomes.diploid(chrom)) {  // X: not in the GRM, tested under all of it
+      std::copy(all.G.data(), all.G.data() + n * n, K.begin());
+    } else {
+      const grm_result one = compute_grm(exec, part, go, nullptr);
+      for (int64_t i = 0; i < n * n; ++i) {
+        const double N = double(all.N[i]) - double(one.N[i]);
+        K[i] = N > 0 ? (all.G[i] * double(all.N[i]) - one.G[i] * double(one.N[i])) / N : std::nan("");
+      }
     }
     for (size_t t = 0; t < traits.size(); ++t) {
       const lmm_association a =
@@ -212,6 +225,52 @@ association_analysis run_association_analysis(const association_options& o, cons
   const allele_frequencies af = compute_allele_frequencies(exec, *data, fo, &log);
   log.end();
 
+  // ---- chromosome X apart (plink2): its regressions add SEX (1 male, 2 female; unknown sex:
+  // not in them) as the last covariate when the samples have both sexes.
+  std::vector<uint8_t> on_x(static_cast<size_t>(m));
+  int64_t x_count = 0;
+  for (int64_t j = 0; j < m; ++j)
+    x_count += on_x[j] = o.chromosomes.classify(data->variant(j).chrom) == chromosome_set::kind::x;
+  struct part {
+    const genotype_source* data = nullptr;
+    std::unique_ptr<selected_genotypes> own;
+    std::vector<double> alt_freq, cov;
+    std::vector<std::string> names;
+    int64_t q = 0;
+  };
+  std::vector<part> parts(x_count > 0 && x_count < m ? 2 : 1);
+  for (size_t k = 0; k < parts.size(); ++k) {
+    part& pt = parts[k];
+    const bool x = parts.size() == 2 ? k == 1 : x_count > 0;
+    pt.data = data.get(), pt.alt_freq = af.a1, pt.cov = cov, pt.names = cv.names, pt.q = q;
+    if (parts.size() == 2) {
+      std::vector<uint8_t> keep(on_x);
+      if (!x)
+        for (auto& v : keep) v = !v;
+      pt.own = std::make_unique<selected_genotypes>(borrow(*data));
+      pt.own->keep_variants_where(keep);
+      pt.data = pt.own.get();
+      pt.alt_freq.clear();
+      for (int64_t j : pt.own->variant_index()) pt.alt_freq.push_back(af.a1[j]);
+      r.part_row.resize(static_cast<size_t>(m));
+      for (size_t row = 0; row < pt.own->variant_index().size(); ++row) r.part_row[pt.own->variant_index()[row]] = int64_t(row);
+    }
+    if (!x) continue;
+    r.on_x = on_x;
+    bool male = false, female = false;
+    for (int64_t i = 0; i < n; ++i) male |= data->sample(i).sex == 1, female |= data->sample(i).sex == 2;
+    if (!(male && female)) continue;
+    pt.q = q + 1;
+    pt.cov.assign(static_cast<size_t>(n * pt.q), 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t k2 = 0; k2 < q; ++k2) pt.cov[i * pt.q + k2] = cov[i * q + k2];
+      const int sex = data->sample(i).sex;
+      pt.cov[i * pt.q + q] = sex == 1 || sex == 2 ? double(sex) : std::nan("");
+    }
+    pt.names.push_back("SEX");
+    log.message(std::to_string(x_count) + " variants on chromosome X: SEX (1 male, 2 female) added as a covariate there");
+  }
+
   for (size_t c = 0; c < ph.names.size(); ++c) {
     trait_association t;
     t.name = ph.names[c];
@@ -221,27 +280,32 @@ association_analysis run_association_analysis(const association_options& o, cons
       if (std::isfinite(v)) ones |= v == 1, twos |= v == 2, other |= v != 0 && v != 1 && v != 2;
     t.binary = ones && twos && !other;
     log.begin("--glm " + t.name);
-    int64_t tested = 0;
-    std::string model;
-    if (t.binary) {
-      std::vector<double> y01(ph.values[c].size());
-      for (size_t i = 0; i < y01.size(); ++i) {
-        const double v = ph.values[c][i];
-        y01[i] = v == 1 ? 0.0 : v == 2 ? 1.0 : std::nan("");
+    int64_t tested = 0, firth = 0, samples = 0;
+    std::vector<double> y = ph.values[c];
+    if (t.binary)
+      for (double& v : y) v = v == 1 ? 0.0 : v == 2 ? 1.0 : std::nan("");
+    for (size_t k = 0; k < parts.size(); ++k) {
+      const part& pt = parts[k];
+      const bool x = parts.size() == 2 ? k == 1 : x_count > 0;
+      const double* pc = pt.q ? pt.cov.data() : nullptr;
+      if (t.binary) {
+        logistic_association& out = x ? t.logistic_x : t.logistic;
+        out = run_logistic_association(exec, *pt.data, y, pc, pt.q, pt.names, pt.alt_freq, &log);
+        for (glm_error e : out.error) tested += e == glm_error::none;
+        for (uint8_t f : out.firth) firth += f;
+        samples = std::max(samples, out.samples);
+      } else {
+        linear_association& out = x ? t.linear_x : t.linear;
+        out = run_linear_association(exec, *pt.data, y, pc, pt.q, pt.names, pt.alt_freq, &log);
+        for (glm_error e : out.error) tested += e == glm_error::none;
+        samples = std::max(samples, out.samples);
       }
-      t.logistic = run_logistic_association(exec, *data, y01, q ? cov.data() : nullptr, q, cv.names, af.a1, &log);
-      for (glm_error e : t.logistic.error) tested += e == glm_error::none;
-      int64_t firth = 0;
-      for (uint8_t f : t.logistic.firth) firth += f;
-      model = "logistic regression (Firth where it did not converge: " + std::to_string(firth) + " variants)";
-    } else {
-      t.linear = run_linear_association(exec, *data, ph.values[c], q ? cov.data() : nullptr, q, cv.names, af.a1, &log);
-      for (glm_error e : t.linear.error) tested += e == glm_error::none;
-      model = "linear regression";
     }
     log.end();
-    log.message("--glm " + model + " of '" + t.name + "' on " +
-                std::to_string(t.binary ? t.logistic.samples : t.linear.samples) + " samples: " +
+    const std::string model =
+        t.binary ? "logistic regression (Firth where it did not converge: " + std::to_string(firth) + " variants)"
+                 : "linear regression";
+    log.message("--glm " + model + " of '" + t.name + "' on " + std::to_string(samples) + " samples: " +
                 std::to_string(tested) + " of " + std::to_string(m) + " variants tested (the others NA)");
     r.traits.push_back(std::move(t));
   }
