@@ -1,4 +1,5 @@
-// PLINK 2's filters that look at the genotypes, in plink2's order: --thin-count, then --mind
+// PLINK 2's filters that look at the genotypes, in plink2's order: --thin-count, then
+// --thin-indiv-count (both drawn from one plink2 generator of the --seed values), then --mind
 // (sample call rates over the variants left), then --geno, --hwe and --maf/--max-maf/--mac (over
 // the samples left; each on the counts of that one pass, so their order shows only in the log).
 // Counts come from the 2-bit codes through the allele_counts and table_products ops.
@@ -16,8 +17,9 @@ namespace pmx {
 
 /// A negative value: the filter is off.
 struct quality_filter_options {
-  int64_t thin_count = -1;  ///< keep this many variants, drawn at random (seed below)
-  uint64_t seed = 0;
+  int64_t thin_count = -1;         ///< keep this many variants, drawn as plink2 draws them
+  int64_t thin_indiv_count = -1;   ///< then this many samples, from the same generator
+  std::vector<uint32_t> seeds{0};  ///< plink2's --seed values (one or more)
   double mind = -1;  ///< drop samples missing more than this fraction of calls
   double geno = -1;  ///< drop variants missing more than this fraction of calls
   double hwe = -1;   ///< drop variants whose exact HWE p-value (founders) is below this
@@ -28,7 +30,7 @@ struct quality_filter_options {
   chromosome_set chromosomes = chromosome_set::human();
   int64_t block_variants = 16384;
   bool active() const {
-    return thin_count >= 0 || mind >= 0 || geno >= 0 || hwe >= 0 || maf >= 0 || max_maf >= 0 || mac >= 0;
+    return thin_count >= 0 || thin_indiv_count >= 0 || mind >= 0 || geno >= 0 || hwe >= 0 || maf >= 0 || max_maf >= 0 || mac >= 0;
   }
 };
 

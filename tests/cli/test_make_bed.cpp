@@ -217,21 +217,39 @@ TEST_F(MakeBed, FiltersOnVcfInput) {
   for (const char* ext : {".bed", ".bim", ".fam"}) EXPECT_EQ(file_bytes(ours + ext), file_bytes(ref + ext)) << ext;
 }
 
-// --thin-count keeps N variants (not plink2's draw: its generator is not reproduced), the same ones
-// for the same --seed, and applies before --mind as in plink2.
-TEST_F(MakeBed, ThinCountKeepsNVariantsPerSeed) {
-  const std::string sim = simulated();
-  auto bim_of = [&](const std::string& flags, const std::string& name) {
-    const std::string out = work().path(name);
-    EXPECT_EQ(panoramix("make-bed --bfile " + shq(sim) + " " + flags + " --out " + shq(out), out + ".txt"), 0);
-    return field_lines(out + ".bim");
-  };
-  const auto a = bim_of("--thin-count 500 --seed 3", "thin_a"), b = bim_of("--thin-count 500 --seed 3", "thin_b"),
-             c = bim_of("--thin-count 500 --seed 4", "thin_c");
-  EXPECT_EQ(a.size(), 500u);
-  EXPECT_EQ(a, b);
-  EXPECT_NE(a, c);
-  EXPECT_EQ(bim_of("--thin-count 5000 --seed 3", "thin_all").size(), 3000u) << "more than there are: all kept";
+// --thin-count and --thin-indiv-count keep plink2's variants and samples: seeds one value or
+// several, counts below and above half (plink2 draws the kept or the dropped items), after the ID
+// and place filters and before --mind/--geno/--maf as plink2 applies them, on simulated and real
+// data; a count of at least what is left keeps all (plink2's warning).
+TEST_F(MakeBed, ThinCountKeepsPlink2sVariantsAndSamples) {
+  const std::string sim = simulated(), rm = work().path("thin.rm");  // --remove: every third sample
+  {
+    std::ostringstream r;
+    const auto fam = field_lines(sim + ".fam");
+    for (size_t i = 0; i < fam.size(); i += 3) {
+      std::istringstream ss(fam[i]);
+      std::string fid, iid;
+      ss >> fid >> iid;
+      r << fid << " " << iid << "\n";
+    }
+    write_file(rm, r.str());
+  }
+  for (const std::string& flags : std::vector<std::string>{
+           "--thin-count 500 --seed 3", "--thin-count 500 --seed 4", "--thin-count 1 --seed 0", "--thin-count 2999 --seed 9",
+           "--thin-count 1500 --seed 4294967295", "--thin-count 1499 --seed 12 34 56", "--thin-count 2000 --seed 77",
+           "--thin-count 5000 --seed 3", "--thin-indiv-count 100 --seed 5", "--thin-indiv-count 399 --seed 5",
+           "--thin-count 700 --thin-indiv-count 250 --seed 11 12",
+           "--chr 1-3,X --thin-count 300 --seed 8 --geno 0.05 --maf 0.05",
+           "--remove " + shq(rm) + " --thin-indiv-count 150 --thin-count 900 --mind 0.05 --seed 21",
+           "--autosome --thin-count 1000 --hwe 1e-3 --mac 5 --seed 6"})
+    expect_like_plink2(sim, flags);
+  const std::string mice = shared_data("bglr_mice/mice"), rice = shared_data("rice44k/UNL"),
+                    hm3 = shared_data("hapmap3_1kg_flashpca/HM3_thinned_autosomal_overlap");
+  if (mice.empty() || rice.empty() || hm3.empty()) GTEST_SKIP() << "data absent";
+  expect_like_plink2(mice, "--mouse --thin-count 100 --seed 7");
+  expect_like_plink2(mice, "--mouse --thin-count 9000 --thin-indiv-count 1000 --seed 123 --maf 0.05");
+  expect_like_plink2(rice, "--chr-set 12 --chr 2-5 --thin-count 4000 --seed 2024 --mind 0.05 --geno 0.05");
+  expect_like_plink2(hm3, "--thin-count 7000 --thin-indiv-count 300 --seed 1 2 3 4 5 --hwe 1e-6");
 }
 
 }  // namespace

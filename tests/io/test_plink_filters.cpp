@@ -159,11 +159,11 @@ TEST(ThinCount, KeepsExactlyNReproducibly) {
   for (int j = 0; j < 500; ++j) ids.push_back("v" + std::to_string(j));
   const executor exec(backend::cpu, 2);
   quality_filter_options q;
-  q.thin_count = 37, q.seed = 9;
+  q.thin_count = 37, q.seeds = {9};
   selected_genotypes a = with_ids(ids), b = with_ids(ids), c = with_ids(ids);
   apply_quality_filters(exec, a, q, nullptr);
   apply_quality_filters(exec, b, q, nullptr);
-  q.seed = 10;
+  q.seeds = {10};
   apply_quality_filters(exec, c, q, nullptr);
   EXPECT_EQ(a.n_variants(), 37);
   EXPECT_EQ(kept_ids(a), kept_ids(b));

@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "panoramix/allele_frequencies.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/hardy_weinberg.hpp"
 #include "panoramix/ops/allele_counts.hpp"
 #include "panoramix/ops/table_products.hpp"
+#include "stats/filter/random_thinning.hpp"
 
 namespace pmx {
 namespace {
@@ -27,42 +27,17 @@ std::string plural(int64_t k, const std::string& what) {
   return std::to_string(k) + " " + what + (k == 1 ? "" : "s");
 }
 
-// A reproducible uniform draw: splitmix64 (its output is the same on every platform and library,
-// unlike std::uniform_int_distribution's).
-struct splitmix {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+// --thin-count (variants, `unit` "variant") or --thin-indiv-count (samples): plink2's draw of
+// `keep` of the `n` items left, its warning when there are no more than `keep`, its log line.
+std::vector<uint8_t> thin_items(int64_t n, int64_t keep, const std::string& flag, const std::string& unit,
+                                detail::sfmt19937& rng, std::vector<std::string>& log) {
+  if (keep == 0) throw input_error(flag + " 0 would remove every " + unit);
+  if (keep >= n) {
+    log.push_back("Warning: " + flag + " parameter exceeds # of remaining " + unit + "s; skipping.");
+    return std::vector<uint8_t>(static_cast<size_t>(n), 1);
   }
-  uint64_t below(uint64_t bound) {  // rejection: no modulo bias
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
-    uint64_t x;
-    do x = next(); while (x >= limit);
-    return x % bound;
-  }
-};
-
-void thin_count(selected_genotypes& data, const quality_filter_options& opt, std::vector<std::string>& log) {
-  const int64_t m = data.n_variants();
-  if (opt.thin_count >= m) {
-    log.push_back("Warning: --thin-count parameter exceeds # of remaining variants; skipping.");
-    return;
-  }
-  if (opt.thin_count == 0) throw input_error("--thin-count 0 would remove every variant");
-  // Partial Fisher-Yates: the first thin_count entries of a random permutation are kept.
-  std::vector<int64_t> order(static_cast<size_t>(m));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  splitmix rng{opt.seed};
-  for (int64_t k = 0; k < opt.thin_count; ++k)
-    std::swap(order[k], order[k + static_cast<int64_t>(rng.below(static_cast<uint64_t>(m - k)))]);
-  std::vector<uint8_t> keep(static_cast<size_t>(m), 0);
-  for (int64_t k = 0; k < opt.thin_count; ++k) keep[order[k]] = 1;
-  data.keep_variants_where(keep);
-  log.push_back("--thin-count: " + plural(m - data.n_variants(), "variant") + " removed (" +
-                std::to_string(data.n_variants()) + " remaining).");
+  log.push_back(flag + ": " + plural(n - keep, unit) + " removed (" + std::to_string(keep) + " remaining).");
+  return plink2_thinning_mask(n, keep, rng);
 }
 
 // --mind: per-sample missing calls as row sums of the missing indicator; on Y only males count
@@ -210,7 +185,13 @@ void variant_filters(const executor& exec, selected_genotypes& data, const quali
 std::vector<std::string> apply_quality_filters(const executor& exec, selected_genotypes& data,
                                                const quality_filter_options& opt, progress_sink* progress) {
   std::vector<std::string> log;
-  if (opt.thin_count >= 0) thin_count(data, opt, log);
+  if (opt.thin_count >= 0 || opt.thin_indiv_count >= 0) {
+    detail::sfmt19937 rng = plink2_random_generator(opt.seeds);
+    if (opt.thin_count >= 0)
+      data.keep_variants_where(thin_items(data.n_variants(), opt.thin_count, "--thin-count", "variant", rng, log));
+    if (opt.thin_indiv_count >= 0)
+      data.keep_samples_where(thin_items(data.n_samples(), opt.thin_indiv_count, "--thin-indiv-count", "sample", rng, log));
+  }
   if (opt.mind >= 0) mind_filter(exec, data, opt, progress, log);
   if (opt.geno >= 0 || opt.hwe >= 0 || opt.maf >= 0 || opt.max_maf >= 0 || opt.mac >= 0)
     variant_filters(exec, data, opt, progress, log);
