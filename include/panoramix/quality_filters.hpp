@@ -36,8 +36,8 @@ struct quality_filter_options {
 
 /// Applies the filters to `data`; returns the log lines plink2 writes for them ("--geno: 3 variants
 /// removed due to missing genotype data." ...). Throws input_error, naming the filter, when one
-/// leaves no sample or no variant, or when --hwe meets X variants of samples with a known sex
-/// (plink2 tests those with males, a test not implemented here).
+/// leaves no sample or no variant. --hwe tests X as plink2 does (hwe_x_exact_p of the counted
+/// females and males; untested when no counted sample has a known sex).
 std::vector<std::string> apply_quality_filters(const executor& exec, selected_genotypes& data,
                                                const quality_filter_options& opt, progress_sink* progress);
 
