@@ -9,25 +9,37 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "test_support.hpp"
 
 namespace pmx::test {
 
-/// Writes PREFIX.fam from `fam` with each sample's sex replaced by sex_of(index, fields) and makes
-/// PREFIX.bed/.bim links to `bfile`'s; returns PREFIX.
+/// Copies the whitespace-separated table `from` to `to`, each row's fields passed through
+/// edit(row index, fields) and joined by `sep`.
+inline void rewrite_table(const std::string& from, const std::string& to, char sep,
+                          const std::function<void(size_t, std::vector<std::string>&)>& edit) {
+  std::ifstream in(from);
+  std::ostringstream out;
+  size_t i = 0;
+  for (std::string line; std::getline(in, line); ++i) {
+    std::istringstream ss(line);
+    std::vector<std::string> fields;
+    for (std::string f; ss >> f;) fields.push_back(f);
+    edit(i, fields);
+    for (size_t k = 0; k < fields.size(); ++k) out << (k ? std::string(1, sep) : "") << fields[k];
+    out << '\n';
+  }
+  std::ofstream(to) << out.str();
+}
+
+/// Writes PREFIX.fam from `bfile`'s with each sample's sex replaced by sex_of(index, IID, sex) and
+/// makes PREFIX.bed/.bim links to `bfile`'s; returns PREFIX.
 inline std::string with_sexes(const std::string& bfile, const std::string& prefix,
                               const std::function<int(size_t, const std::string& iid, int sex)>& sex_of) {
-  std::ifstream fam(bfile + ".fam");
-  std::ostringstream f;
-  size_t i = 0;
-  for (std::string line; std::getline(fam, line); ++i) {
-    std::istringstream ss(line);
-    std::string fid, iid, pa, ma, sex, ph;
-    ss >> fid >> iid >> pa >> ma >> sex >> ph;
-    f << fid << ' ' << iid << ' ' << pa << ' ' << ma << ' ' << sex_of(i, iid, std::stoi(sex)) << ' ' << ph << '\n';
-  }
-  std::ofstream(prefix + ".fam") << f.str();
+  rewrite_table(bfile + ".fam", prefix + ".fam", ' ', [&](size_t i, std::vector<std::string>& f) {
+    f[4] = std::to_string(sex_of(i, f[1], std::stoi(f[4])));
+  });
   for (const char* ext : {".bed", ".bim"}) {
     std::filesystem::remove(prefix + ext);
     std::filesystem::create_symlink(std::filesystem::absolute(bfile + ext), prefix + ext);
@@ -47,32 +59,16 @@ inline std::string simulated_with_x() {
                 base + ".txt") != 0)
     return "";
   std::filesystem::copy_file(base + ".bed", sim + ".bed");
-  std::ifstream bim(base + ".bim");
-  std::ostringstream b;
-  int j = 0;
-  for (std::string line; std::getline(bim, line); ++j) {
-    std::istringstream ss(line);
-    std::string c, id, cm, pos, a1, a2;
-    ss >> c >> id >> cm >> pos >> a1 >> a2;
-    if (j >= 2400) c = j < 2800 ? "X" : j < 2900 ? "Y" : j < 2950 ? "XY" : "MT";
-    b << c << '\t' << id << '\t' << cm << '\t' << pos << '\t' << a1 << '\t' << a2 << '\n';
-  }
-  std::ofstream(sim + ".bim") << b.str();
-  std::ifstream fam(base + ".fam");
-  std::ostringstream f;
-  int i = 0;
+  rewrite_table(base + ".bim", sim + ".bim", '\t', [](size_t j, std::vector<std::string>& f) {
+    if (j >= 2400) f[0] = j < 2800 ? "X" : j < 2900 ? "Y" : j < 2950 ? "XY" : "MT";
+  });
   std::string first_iid, second_iid;
-  for (std::string line; std::getline(fam, line); ++i) {
-    std::istringstream ss(line);
-    std::string fid, iid, pa, ma, sex, ph;
-    ss >> fid >> iid >> pa >> ma >> sex >> ph;
-    if (i == 0) first_iid = iid;
-    if (i == 1) second_iid = iid;
-    if (i % 7 == 6) pa = first_iid, ma = second_iid;
-    f << fid << ' ' << iid << ' ' << pa << ' ' << ma << ' ' << (i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : 0) << ' ' << ph
-      << '\n';
-  }
-  std::ofstream(sim + ".fam") << f.str();
+  rewrite_table(base + ".fam", sim + ".fam", ' ', [&](size_t i, std::vector<std::string>& f) {
+    if (i == 0) first_iid = f[1];
+    if (i == 1) second_iid = f[1];
+    if (i % 7 == 6) f[2] = first_iid, f[3] = second_iid;
+    f[4] = i % 3 == 0 ? "1" : i % 3 == 1 ? "2" : "0";
+  });
   return sim;
 }
 
