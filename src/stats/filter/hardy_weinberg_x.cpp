@@ -179,8 +179,9 @@ double hwe_x_exact_p(int64_t female_hom1, int64_t female_het, int64_t female_hom
         r.het -= 1;
       }
       const long double left_tail = sums.tail;
+      // A right side found to be all tail adds no tail (plink2 leaves that mass in the centre).
       const bool right_ok = side_tail(r, true, sums);
-      const long double right_tail = right_ok ? sums.tail - left_tail : 0;  // (as plink2)
+      const long double right_tail = right_ok ? sums.tail - left_tail : 0;
       tail += left_tail + right_tail;
       ties += sums.ties;
       centre += row - left_tail - right_tail;
