@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "core/checked_number.hpp"
@@ -204,32 +205,67 @@ void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, 
                 " dropped");
 }
 
-std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log) {
-  if (o.bfile.empty())
-    throw input_error("no genotypes given: use --bfile PREFIX, --pfile PREFIX, --vcf FILE, --bcf FILE or --bgen FILE");
-  std::unique_ptr<genotype_source> all;
-  if (o.format == genotype_format::bfile) {
+namespace {
+
+// The genotypes at `path` in `format`, read with o's import flags (VCF/BCF IDs and calls, BGEN
+// --sample and --hard-call-threshold), their import counts in the log.
+std::unique_ptr<genotype_source> open_source(const std::string& path, genotype_format format, const common_options& o,
+                                             run_log& log) {
+  if (format == genotype_format::bfile) {
     log.begin("read .bim/.fam, map .bed");
-    all = std::make_unique<plink_fileset>(o.bfile);
-  } else if (o.format == genotype_format::pfile) {
+    return std::make_unique<plink_fileset>(path);
+  }
+  if (format == genotype_format::pfile) {
     log.begin("read .pgen/.pvar/.psam");
     pgen_options p;
     p.chromosomes = chromosomes(o);
     p.threads = o.threads;
-    auto g = std::make_unique<pgen_genotypes>(o.bfile, p, &log);
+    auto g = std::make_unique<pgen_genotypes>(path, p, &log);
     log_pgen_counts(*g, log);
-    all = std::move(g);
-  } else if (o.format == genotype_format::bgen) {
-    log.begin("read BGEN");
-    auto b = std::make_unique<bgen_genotypes>(o.bfile, bgen_options_of(o), &log);
-    log_bgen_counts(*b, log);
-    all = std::move(b);
-  } else {
-    log.begin(o.format == genotype_format::vcf ? "read VCF" : "read BCF");
-    auto v = std::make_unique<vcf_genotypes>(o.bfile, vcf_options_of(o), &log);
-    log_vcf_counts(*v, log);
-    all = std::move(v);
+    return g;
   }
+  if (format == genotype_format::bgen) {
+    log.begin("read BGEN");
+    auto b = std::make_unique<bgen_genotypes>(path, bgen_options_of(o), &log);
+    log_bgen_counts(*b, log);
+    return b;
+  }
+  log.begin(format == genotype_format::vcf ? "read VCF" : "read BCF");
+  auto v = std::make_unique<vcf_genotypes>(path, vcf_options_of(o), &log);
+  log_vcf_counts(*v, log);
+  return v;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+genotype_input predict_input(const std::string& path) {
+  for (const char* ext : {".vcf", ".vcf.gz", ".vcf.bgz"})
+    if (ends_with(path, ext)) return {path, genotype_format::vcf};
+  if (ends_with(path, ".bcf")) return {path, genotype_format::bcf};
+  if (ends_with(path, ".bgen")) return {path, genotype_format::bgen};
+  if (ends_with(path, ".pgen")) return {path.substr(0, path.size() - 5), genotype_format::pfile};
+  if (ends_with(path, ".bed")) return {path.substr(0, path.size() - 4), genotype_format::bfile};
+  if (!std::filesystem::exists(path + ".bed") && std::filesystem::exists(path + ".pgen"))
+    return {path, genotype_format::pfile};
+  return {path, genotype_format::bfile};
+}
+
+std::function<std::unique_ptr<genotype_source>(const std::string&)> predict_reader(const common_options& o,
+                                                                                    run_log& log) {
+  return [&o, &log](const std::string& path) {
+    const genotype_input in = predict_input(path);
+    return open_source(in.path, in.format, o, log);  // its stage ends with the caller's "read TEST"
+  };
+}
+
+std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log) {
+  if (o.bfile.empty())
+    throw input_error("no genotypes given: use --bfile PREFIX, --pfile PREFIX, --vcf FILE, --bcf FILE or --bgen FILE");
+  std::unique_ptr<genotype_source> all = open_source(o.bfile, o.format, o, log);
   auto data = std::make_unique<selected_genotypes>(std::move(all));
   filter_options f = o.filters;
   f.keep = o.keep, f.extract = o.extract;

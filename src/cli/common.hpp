@@ -38,6 +38,17 @@ struct common_options {
   filter_options filters;  // applied by open_input, in plink2's order
 };
 
+/// Genotypes named on the command line and their format.
+struct genotype_input {
+  std::string path;  ///< a PLINK prefix (bfile, pfile) or a file
+  genotype_format format;
+};
+
+/// The format of a TEST set given to --predict, from its name: FILE.vcf[.gz|.bgz], FILE.bcf,
+/// FILE.bgen, PREFIX.pgen or PREFIX.bed (the extension dropped), else a PREFIX: a .bed fileset, or
+/// a .pgen one when PREFIX.bed is absent and PREFIX.pgen exists.
+genotype_input predict_input(const std::string& path);
+
 /// Adds --out, --threads, --device; with `input` also the genotypes (--bfile, --pfile, --vcf, --bcf or --bgen,
 /// with the VCF and BGEN import flags), --keep, --extract, species flags and --nonfounders.
 void add_common_options(CLI::App* cmd, common_options& o, bool input);
@@ -54,6 +65,11 @@ chromosome_set chromosomes(const common_options& o);
 /// tests it) and logs how many went.
 void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, run_log& log, bool keep_x = false);
 executor make_executor(const common_options& o, run_log& log);
+
+/// The reader of --predict's TEST genotypes: the format predict_input finds, o's import flags, the
+/// counts in `log`. `o` and `log` must outlive it.
+std::function<std::unique_ptr<genotype_source>(const std::string&)> predict_reader(const common_options& o,
+                                                                                    run_log& log);
 
 /// The context a library analysis entry gets from the command line: `to_log` (forwarding to the
 /// run's log), the executor of --device/--threads, and the --bfile genotypes with --keep/--extract
