@@ -75,4 +75,12 @@ lmm_association run_lmm_association(const executor& exec, const genotype_source&
                                     const double* covariates, int64_t q, const double* K, const lmm_options& o,
                                     progress_sink* progress);
 
+/// The same for several phenotypes: those with the same analysed samples share the
+/// eigendecomposition of K and every rotation Uᵀx (each keeps its own λ search); each result's
+/// stage_seconds are its group's.
+std::vector<lmm_association> run_lmm_association(const executor& exec, const genotype_source& data,
+                                                 const std::vector<std::vector<double>>& ys, const double* covariates,
+                                                 int64_t q, const double* K, const lmm_options& o,
+                                                 progress_sink* progress);
+
 }  // namespace pmx

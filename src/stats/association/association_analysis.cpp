@@ -124,12 +124,12 @@ std::vector<lmm_association> leave_one_chromosome_out(const association_options&
         K[i] = N > 0 ? (all.G[i] * double(all.N[i]) - one.G[i] * double(one.N[i])) / N : std::nan("");
       }
     }
+    const std::vector<lmm_association> fits =
+        run_lmm_association(exec, part, traits, q ? cov.data() : nullptr, q, K.data(), o.lmm_fit, &log);
     for (size_t t = 0; t < traits.size(); ++t) {
-      const lmm_association a =
-          run_lmm_association(exec, part, traits[t], q ? cov.data() : nullptr, q, K.data(), o.lmm_fit, &log);
-      scatter(a, part.variant_index(), out[t]);
-      out[t].samples = a.samples;
-      log_null_model(log, names[t], a, " without chromosome " + chrom);
+      scatter(fits[t], part.variant_index(), out[t]);
+      out[t].samples = fits[t].samples;
+      log_null_model(log, names[t], fits[t], " without chromosome " + chrom);
     }
     log.end();
   }
@@ -198,12 +198,10 @@ association_analysis run_association_analysis(const association_options& o, cons
       fits = leave_one_chromosome_out(o, exec, *data, ph.values, ph.names, cov, q, log);
     } else {
       const std::vector<double> K = relationship_matrix(o, exec, *data, log);
-      for (size_t c = 0; c < ph.names.size(); ++c) {
-        log.begin("--lmm " + ph.names[c]);
-        fits.push_back(run_lmm_association(exec, *data, ph.values[c], q ? cov.data() : nullptr, q, K.data(), o.lmm_fit, &log));
-        log.end();
-        log_null_model(log, ph.names[c], fits.back(), "");
-      }
+      log.begin("--lmm");
+      fits = run_lmm_association(exec, *data, ph.values, q ? cov.data() : nullptr, q, K.data(), o.lmm_fit, &log);
+      log.end();
+      for (size_t c = 0; c < ph.names.size(); ++c) log_null_model(log, ph.names[c], fits[c], "");
     }
     for (size_t c = 0; c < ph.names.size(); ++c) {
       trait_association t;

@@ -145,178 +145,242 @@ const char* lmm_error_name(lmm_error e) {
   return "?";
 }
 
-lmm_association run_lmm_association(const executor& exec, const genotype_source& data, std::span<const double> y,
-                                    const double* covariates, int64_t q, const double* K, const lmm_options& o,
-                                    progress_sink* progress) {
-  const int64_t n = data.n_samples(), m = data.n_variants();
-  PMX_EXPECTS(static_cast<int64_t>(y.size()) == n, "one phenotype value per sample");
-  PMX_EXPECTS(q == 0 || covariates, "covariates");
-  PMX_EXPECTS(K, "a relationship matrix");
-  lmm_association r;
-  detail::stage_clock clock(r.stage_seconds);
+namespace {
 
-  // ---- the analysed samples and their K
+// The samples a trait's fit uses: phenotype, every covariate and a row of K.
+std::vector<int64_t> analysed_samples(std::span<const double> y, const double* covariates, int64_t q, const double* K,
+                                      int64_t n) {
   std::vector<int64_t> kept;
   for (int64_t i = 0; i < n; ++i) {
     bool ok = std::isfinite(y[i]) && std::isfinite(K[i * n + i]);
     for (int64_t k = 0; k < q && ok; ++k) ok = std::isfinite(covariates[i * q + k]);
     if (ok) kept.push_back(i);
   }
-  const auto ns = static_cast<int64_t>(kept.size());
-  r.samples = ns;
-  if (ns < q + 3)
-    throw input_error("--lmm: " + std::to_string(ns) + " samples have the phenotype, every covariate and a row of the " +
-                      "relationship matrix; at least " + std::to_string(q + 3) + " are needed");
-  bool constant = true;
-  for (int64_t i : kept) constant = constant && y[i] == y[kept[0]];
-  if (constant) throw input_error("--lmm: the phenotype is constant over the analysed samples");
-  shared_fit s;
-  s.ns = ns, s.c = static_cast<int>(q + 1);
-  std::vector<double> U(static_cast<size_t>(ns * ns));
-  clock.time("eigendecomposition", [&] {
-    std::vector<double> Kk(static_cast<size_t>(ns * ns));
-    int64_t bad = -1;  // a row with a non-finite entry
-#pragma omp parallel for schedule(static) num_threads(exec.threads())
-    for (int64_t a = 0; a < ns; ++a) {
-      const double* from = K + kept[a] * n;
-      double* to = Kk.data() + a * ns;
-      bool finite = true;
-      for (int64_t b = 0; b < ns; ++b) finite &= std::isfinite(to[b] = from[kept[b]]);
-      if (!finite) {
-#pragma omp critical
-        bad = bad < 0 ? a : std::min(bad, a);
-      }
-    }
-    if (bad >= 0) {
-      int64_t b = 0;
-      while (std::isfinite(Kk[bad * ns + b])) ++b;
-      throw input_error("--lmm: the relationship matrix entry of samples '" + data.sample(kept[bad]).iid + "' and '" +
-                        data.sample(kept[b]).iid + "' is not a number");
-    }
-    s.d.resize(static_cast<size_t>(ns));
-    symmetric_eigen(exec, ns, Kk.data(), ns, ns, s.d.data(), U.data(), ns);
-    for (double& v : s.d)
-      if (std::fabs(v) < eigen_zero) v = 0;
-  });
+  return kept;
+}
 
-  // ---- rotated covariates and phenotype; the null model; the grid's shared sums
-  const int c = s.c;
-  {
-    std::vector<double> Wy(static_cast<size_t>(ns * (c + 1)));
-    for (int64_t a = 0; a < ns; ++a) {
-      const int64_t i = kept[a];
-      Wy[a] = 1.0;
-      for (int64_t k = 0; k < q; ++k) Wy[(1 + k) * ns + a] = covariates[i * q + k];
-      Wy[c * ns + a] = y[i];
+// K over the analysed samples, its eigenvalues (|d| < 1e-10 set to 0, as GEMMA) and eigenvectors
+// U (column-major).
+void decompose(const executor& exec, const genotype_source& data, const double* K, const std::vector<int64_t>& kept,
+               std::vector<double>& d, std::vector<double>& U) {
+  const int64_t n = data.n_samples(), ns = static_cast<int64_t>(kept.size());
+  std::vector<double> Kk(static_cast<size_t>(ns * ns));
+  int64_t bad = -1;  // a row with a non-finite entry
+#pragma omp parallel for schedule(static) num_threads(exec.threads())
+  for (int64_t a = 0; a < ns; ++a) {
+    const double* from = K + kept[a] * n;
+    double* to = Kk.data() + a * ns;
+    bool finite = true;
+    for (int64_t b = 0; b < ns; ++b) finite &= std::isfinite(to[b] = from[kept[b]]);
+    if (!finite) {
+#pragma omp critical
+      bad = bad < 0 ? a : std::min(bad, a);
     }
-    s.Wyt.resize(Wy.size());
-    dense_gemm(exec.host(), true, false, ns, c + 1, ns, 1.0, U.data(), ns, Wy.data(), ns, 0.0, s.Wyt.data(), ns);
   }
+  if (bad >= 0) {
+    int64_t b = 0;
+    while (std::isfinite(Kk[bad * ns + b])) ++b;
+    throw input_error("--lmm: the relationship matrix entry of samples '" + data.sample(kept[bad]).iid + "' and '" +
+                      data.sample(kept[b]).iid + "' is not a number");
+  }
+  d.resize(static_cast<size_t>(ns));
+  U.resize(static_cast<size_t>(ns * ns));
+  symmetric_eigen(exec, ns, Kk.data(), ns, ns, d.data(), U.data(), ns);
+  for (double& v : d)
+    if (std::fabs(v) < eigen_zero) v = 0;
+}
+
+// One trait's shared pieces: rotated [W | y], its null model (into r.null), the search's shared λ.
+void prepare_trait(const executor& exec, std::span<const double> y, const double* covariates, int64_t q,
+                   const std::vector<int64_t>& kept, const std::vector<double>& U, shared_fit& s, lmm_association& r) {
+  const int64_t ns = s.ns;
+  const int c = s.c;
+  std::vector<double> Wy(static_cast<size_t>(ns * (c + 1)));
+  for (int64_t a = 0; a < ns; ++a) {
+    const int64_t i = kept[a];
+    Wy[a] = 1.0;
+    for (int64_t k = 0; k < q; ++k) Wy[(1 + k) * ns + a] = covariates[i * q + k];
+    Wy[c * ns + a] = y[i];
+  }
+  s.Wyt.resize(Wy.size());
+  dense_gemm(exec.host(), true, false, ns, c + 1, ns, 1.0, U.data(), ns, Wy.data(), ns, 0.0, s.Wyt.data(), ns);
   const detail::lambda_fit null = null_lambda(s);
   if (std::isnan(null.lambda))
     throw numeric_error("--lmm: the search for the null model's lambda did not converge (GEMMA's search)");
-  {
-    std::vector<const double*> cols;
-    for (int a = 0; a <= c; ++a) cols.push_back(s.col(a));
-    detail::lambda_weights w;
-    detail::weighted_grams g;
-    w.set(s.d, null.lambda, 1, false);
-    detail::weigh_columns(w, cols.data(), c + 1, ns, 1, true, g);
-    double trace_K = 0;
-    for (double v : s.d) trace_K += v;
-    trace_K /= double(ns);
-    r.null.lambda = null.lambda, r.null.logl = null.logl;
-    r.null.ve = detail::projected_yy(g) / double(ns - c);
-    r.null.vg = r.null.ve * null.lambda;
-    r.null.pve = trace_K * null.lambda / (trace_K * null.lambda + 1.0);
-    for (int k = 0; k <= s.search.regions; ++k) s.share(s.search.grid(k));
-    if (s.shared(s.search.l_max) < 0) s.share(s.search.l_max);
-  }
+  std::vector<const double*> cols;
+  for (int a = 0; a <= c; ++a) cols.push_back(s.col(a));
+  detail::lambda_weights w;
+  detail::weighted_grams g;
+  w.set(s.d, null.lambda, 1, false);
+  detail::weigh_columns(w, cols.data(), c + 1, ns, 1, true, g);
+  double trace_K = 0;
+  for (double v : s.d) trace_K += v;
+  trace_K /= double(ns);
+  r.null.lambda = null.lambda, r.null.logl = null.logl;
+  r.null.ve = detail::projected_yy(g) / double(ns - c);
+  r.null.vg = r.null.ve * null.lambda;
+  r.null.pve = trace_K * null.lambda / (trace_K * null.lambda + 1.0);
+  for (int k = 0; k <= s.search.regions; ++k) s.share(s.search.grid(k));
+  if (s.shared(s.search.l_max) < 0) s.share(s.search.l_max);
+}
 
-  // ---- Λ̃ = U with a row per sample of the data (0 for those not analysed): Zᵀ Λ̃ = (Uᵀ z_j)ᵀ. In
-  // the executor's memory (the GPU's for cuda: uploaded once for every block's product).
-  executor_array<double> lambda_rows(exec, static_cast<size_t>(n * ns));
-  {
-    std::vector<double> rows(static_cast<size_t>(n * ns), 0.0);
-    // U is column-major (an eigenvector per column): a blocked transpose into sample rows.
-    constexpr int64_t tile = 64;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(exec.threads())
-    for (int64_t a0 = 0; a0 < ns; a0 += tile)
-      for (int64_t e0 = 0; e0 < ns; e0 += tile)
-        for (int64_t a = a0; a < std::min(ns, a0 + tile); ++a)
-          for (int64_t e = e0; e < std::min(ns, e0 + tile); ++e) rows[kept[a] * ns + e] = U[a + e * ns];
-    std::vector<double>().swap(U);
-    lambda_rows.copy_from_host(rows.data(), 0, rows.size());
+// One variant's test for one trait (x = Uᵀz in the fit's basis).
+void test_variant(variant_fit& fit, const shared_fit& s, const lmm_options& o, const double* xt, int64_t j,
+                  lmm_association& r) {
+  if (!fit.set_x(xt)) {
+    r.error[j] = lmm_error::collinear_with_covariates;
+    return;
   }
+  detail::lambda_fit lf;
+  if (o.null_lambda) {
+    lf.lambda = r.null.lambda;
+    lf.logl = fit.at(r.null.lambda, 0).f;
+  } else {
+    lf = detail::maximise_restricted_likelihood(
+        s.search, [&](int k) { return fit.at(s.search.grid(k), 1).dev1; },
+        [&](double l, int order) { return fit.at(l, order); });
+  }
+  if (std::isnan(lf.lambda)) {
+    r.error[j] = lmm_error::lambda_not_found;
+    return;
+  }
+  const detail::wald_result w = detail::wald_test(fit.weigh(lf.lambda, 1), s.ns);
+  r.beta[j] = w.beta, r.se[j] = w.se, r.p[j] = w.p;
+  r.lambda[j] = lf.lambda, r.logl[j] = lf.logl;
+}
 
-  r.miss_ct.assign(static_cast<size_t>(m), 0);
-  r.alt_freq.assign(static_cast<size_t>(m), na);
-  r.error.assign(static_cast<size_t>(m), lmm_error::none);
-  for (auto* v : {&r.beta, &r.se, &r.p, &r.lambda, &r.logl}) v->assign(static_cast<size_t>(m), na);
-  const int64_t block = std::clamp<int64_t>(product_doubles / std::max<int64_t>(ns, 1), 64, 8192);
-  transfer_buffer Xt(exec, static_cast<size_t>(std::min(block, m) * ns));
-  std::vector<double> half_mean;
-  for (int64_t first = 0; first < m; first += block) {
-    const int64_t count = std::min(block, m - first);
-    packed_genotypes copy;
-    const variant_major_view g = data.block(first, count, copy);
-    // Per variant over the analysed samples: calls, ALT copies; the centring 2p = their mean.
-    half_mean.assign(static_cast<size_t>(count), 0.0);
-    std::vector<int64_t> sum_x(static_cast<size_t>(count)), sum_x2(static_cast<size_t>(count));
-#pragma omp parallel for num_threads(exec.threads()) schedule(static)
-    for (int64_t b = 0; b < count; ++b) {
-      const uint8_t* row = g.row(b);
-      int64_t called = 0, sx = 0, sx2 = 0;
-      for (int64_t i : kept) {
-        const unsigned code = (row[i >> 2] >> (2 * (i & 3))) & 3u;
-        if (code == 1) continue;
-        const int64_t x = code == 0 ? 2 : code == 2 ? 1 : 0;
-        ++called, sx += x, sx2 += x * x;
-      }
-      const int64_t j = first + b;
-      r.miss_ct[j] = ns - called;
-      sum_x[b] = sx, sum_x2[b] = sx2;
-      if (called > 0) r.alt_freq[j] = double(sx) / double(2 * called), half_mean[b] = r.alt_freq[j];
-      if (called == 0 || called * sx2 == sx * sx) r.error[j] = lmm_error::constant_genotype;
+}  // namespace
+
+std::vector<lmm_association> run_lmm_association(const executor& exec, const genotype_source& data,
+                                                 const std::vector<std::vector<double>>& ys, const double* covariates,
+                                                 int64_t q, const double* K, const lmm_options& o,
+                                                 progress_sink* progress) {
+  const int64_t n = data.n_samples(), m = data.n_variants();
+  const auto T = static_cast<int64_t>(ys.size());
+  PMX_EXPECTS(q == 0 || covariates, "covariates");
+  PMX_EXPECTS(K, "a relationship matrix");
+  for (const auto& y : ys) PMX_EXPECTS(static_cast<int64_t>(y.size()) == n, "one phenotype value per sample");
+  std::vector<lmm_association> results(static_cast<size_t>(T));
+
+  // ---- traits with the same analysed samples share K's eigendecomposition and the rotations.
+  std::vector<std::vector<int64_t>> group_kept;
+  std::vector<std::vector<int64_t>> groups;
+  for (int64_t t = 0; t < T; ++t) {
+    std::vector<int64_t> kept = analysed_samples(ys[t], covariates, q, K, n);
+    const auto ns = static_cast<int64_t>(kept.size());
+    if (ns < q + 3)
+      throw input_error("--lmm: " + std::to_string(ns) + " samples have the phenotype, every covariate and a row " +
+                        "of the relationship matrix; at least " + std::to_string(q + 3) + " are needed");
+    bool constant = true;
+    for (int64_t i : kept) constant = constant && ys[t][i] == ys[t][kept[0]];
+    if (constant) throw input_error("--lmm: the phenotype is constant over the analysed samples");
+    const auto it = std::find(group_kept.begin(), group_kept.end(), kept);
+    if (it == group_kept.end()) {
+      group_kept.push_back(std::move(kept));
+      groups.push_back({t});
+    } else {
+      groups[it - group_kept.begin()].push_back(t);
     }
-    clock.time("rotation U'X", [&] {
-      gemm_transposed(exec, g, {std::span<const double>(half_mean.data(), static_cast<size_t>(count)), {}}, ns,
-                      lambda_rows.data(), ns, 0.0, Xt.data(), ns);
-    });
-    clock.time("lambda search and test", [&] {
-#pragma omp parallel num_threads(exec.threads())
-      {
-        variant_fit fit(s);
-#pragma omp for schedule(dynamic, 16)
-        for (int64_t b = 0; b < count; ++b) {
-          const int64_t j = first + b;
-          if (r.error[j] != lmm_error::none) continue;
-          if (!fit.set_x(Xt.data() + b * ns)) {
-            r.error[j] = lmm_error::collinear_with_covariates;
-            continue;
-          }
-          detail::lambda_fit lf;
-          if (o.null_lambda) {
-            lf.lambda = null.lambda;
-            lf.logl = fit.at(null.lambda, 0).f;
-          } else {
-            lf = detail::maximise_restricted_likelihood(
-                s.search, [&](int k) { return fit.at(s.search.grid(k), 1).dev1; },
-                [&](double l, int order) { return fit.at(l, order); });
-          }
-          if (std::isnan(lf.lambda)) {
-            r.error[j] = lmm_error::lambda_not_found;
-            continue;
-          }
-          const detail::wald_result w = detail::wald_test(fit.weigh(lf.lambda, 1), ns);
-          r.beta[j] = w.beta, r.se[j] = w.se, r.p[j] = w.p;
-          r.lambda[j] = lf.lambda, r.logl[j] = lf.logl;
-        }
-      }
-    });
-    report(progress, "lmm", double(first + count) / double(m));
   }
-  return r;
+
+  int64_t done = 0;
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const std::vector<int64_t>& kept = group_kept[gi];
+    const std::vector<int64_t>& traits = groups[gi];
+    const auto ns = static_cast<int64_t>(kept.size());
+    std::vector<std::pair<std::string, double>> stages;
+    detail::stage_clock clock(stages);
+    std::vector<double> d, U;
+    clock.time("eigendecomposition", [&] { decompose(exec, data, K, kept, d, U); });
+    std::vector<shared_fit> fits(traits.size());
+    for (size_t k = 0; k < traits.size(); ++k) {
+      shared_fit& s = fits[k];
+      s.ns = ns, s.c = static_cast<int>(q + 1), s.d = d;
+      lmm_association& r = results[traits[k]];
+      r.samples = ns;
+      prepare_trait(exec, ys[traits[k]], covariates, q, kept, U, s, r);
+      r.miss_ct.assign(static_cast<size_t>(m), 0);
+      r.alt_freq.assign(static_cast<size_t>(m), na);
+      r.error.assign(static_cast<size_t>(m), lmm_error::none);
+      for (auto* v : {&r.beta, &r.se, &r.p, &r.lambda, &r.logl}) v->assign(static_cast<size_t>(m), na);
+    }
+
+    // Λ̃ = U with a row per sample of the data (0 for those not analysed): Zᵀ Λ̃ = (Uᵀ z_j)ᵀ. In the
+    // executor's memory (the GPU's for cuda: uploaded once for every block's product).
+    executor_array<double> lambda_rows(exec, static_cast<size_t>(n * ns));
+    {
+      std::vector<double> rows(static_cast<size_t>(n * ns), 0.0);
+      // U is column-major (an eigenvector per column): a blocked transpose into sample rows.
+      constexpr int64_t tile = 64;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(exec.threads())
+      for (int64_t a0 = 0; a0 < ns; a0 += tile)
+        for (int64_t e0 = 0; e0 < ns; e0 += tile)
+          for (int64_t a = a0; a < std::min(ns, a0 + tile); ++a)
+            for (int64_t e = e0; e < std::min(ns, e0 + tile); ++e) rows[kept[a] * ns + e] = U[a + e * ns];
+      std::vector<double>().swap(U);
+      lambda_rows.copy_from_host(rows.data(), 0, rows.size());
+    }
+
+    const int64_t block = std::clamp<int64_t>(product_doubles / std::max<int64_t>(ns, 1), 64, 8192);
+    transfer_buffer Xt(exec, static_cast<size_t>(std::min(block, m) * ns));
+    std::vector<double> half_mean;
+    lmm_association& first_trait = results[traits[0]];
+    for (int64_t first = 0; first < m; first += block) {
+      const int64_t count = std::min(block, m - first);
+      packed_genotypes copy;
+      const variant_major_view g = data.block(first, count, copy);
+      // Per variant over the analysed samples: calls, ALT copies; the centring 2p = their mean.
+      half_mean.assign(static_cast<size_t>(count), 0.0);
+#pragma omp parallel for num_threads(exec.threads()) schedule(static)
+      for (int64_t b = 0; b < count; ++b) {
+        const uint8_t* row = g.row(b);
+        int64_t called = 0, sx = 0, sx2 = 0;
+        for (int64_t i : kept) {
+          const unsigned code = (row[i >> 2] >> (2 * (i & 3))) & 3u;
+          if (code == 1) continue;
+          const int64_t x = code == 0 ? 2 : code == 2 ? 1 : 0;
+          ++called, sx += x, sx2 += x * x;
+        }
+        const int64_t j = first + b;
+        first_trait.miss_ct[j] = ns - called;
+        if (called > 0) first_trait.alt_freq[j] = double(sx) / double(2 * called), half_mean[b] = first_trait.alt_freq[j];
+        if (called == 0 || called * sx2 == sx * sx) first_trait.error[j] = lmm_error::constant_genotype;
+      }
+      for (size_t k = 1; k < traits.size(); ++k) {
+        lmm_association& r = results[traits[k]];
+        std::copy_n(first_trait.miss_ct.begin() + first, count, r.miss_ct.begin() + first);
+        std::copy_n(first_trait.alt_freq.begin() + first, count, r.alt_freq.begin() + first);
+        std::copy_n(first_trait.error.begin() + first, count, r.error.begin() + first);
+      }
+      clock.time("rotation U'X", [&] {
+        gemm_transposed(exec, g, {std::span<const double>(half_mean.data(), static_cast<size_t>(count)), {}}, ns,
+                        lambda_rows.data(), ns, 0.0, Xt.data(), ns);
+      });
+      clock.time("lambda search and test", [&] {
+        for (size_t k = 0; k < traits.size(); ++k) {
+          lmm_association& r = results[traits[k]];
+#pragma omp parallel num_threads(exec.threads())
+          {
+            variant_fit fit(fits[k]);
+#pragma omp for schedule(dynamic, 16)
+            for (int64_t b = 0; b < count; ++b)
+              if (r.error[first + b] == lmm_error::none) test_variant(fit, fits[k], o, Xt.data() + b * ns, first + b, r);
+          }
+        }
+      });
+      report(progress, "lmm", (double(done) + double(first + count) / double(m)) / double(groups.size()));
+    }
+    for (int64_t t : traits) results[t].stage_seconds = stages;
+    ++done;
+  }
+  return results;
+}
+
+lmm_association run_lmm_association(const executor& exec, const genotype_source& data, std::span<const double> y,
+                                    const double* covariates, int64_t q, const double* K, const lmm_options& o,
+                                    progress_sink* progress) {
+  const std::vector<std::vector<double>> ys{std::vector<double>(y.begin(), y.end())};
+  return std::move(run_lmm_association(exec, data, ys, covariates, q, K, o, progress)[0]);
 }
 
 }  // namespace pmx

@@ -195,6 +195,26 @@ TEST(Lmm, NullLambdaEqualsDenseGls) {
   EXPECT_GT(compared, 2900);
 }
 
+// Several phenotypes in one run: those with the same samples share the eigenbasis and the
+// rotations; every file equals the run of its phenotype alone, byte for byte.
+TEST(Lmm, PhenotypesTogetherEqualEachAlone) {
+  const std::string dir = work().path("lmm_traits");
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(panoramix("simulate --samples 300 --variants 1500 --missing 0.02 --chromosomes 2 --traits 3 --seed 8 --out " +
+                      shq(dir + "/s")),
+            0);
+  // trait3 loses two samples: a second group.
+  ASSERT_EQ(shell("awk 'NR == 5 || NR == 9 {$5 = \"NA\"} 1' " + shq(dir + "/s.pheno") + " > " + shq(dir + "/y.txt")),
+            0);
+  const std::string base = "assoc --lmm --bfile " + shq(dir + "/s") + " --pheno " + shq(dir + "/y.txt");
+  ASSERT_EQ(panoramix(base + " --out " + shq(dir + "/all")), 0);
+  for (const std::string t : {"trait1", "trait2", "trait3"}) {
+    ASSERT_EQ(panoramix(base + " --pheno-name " + t + " --out " + shq(dir + "/" + t)), 0);
+    EXPECT_EQ(read_text(dir + "/all." + t + ".lmm"), read_text(dir + "/" + t + "." + t + ".lmm")) << t;
+  }
+  EXPECT_NE(read_text(dir + "/all.trait3.lmm"), read_text(dir + "/all.trait1.lmm"));
+}
+
 TEST(Lmm, BadInputIsNamed) {
   const std::string dir = work().path("lmm_bad");
   std::filesystem::create_directories(dir);
