@@ -11,7 +11,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 DEB_PACKAGES := cmake ninja-build g++ libopenblas-dev liblapack-dev libcli11-dev libgtest-dev \
                 libgmock-dev gfortran plink1.9 plink2 gemma libsuitesparse-dev libhts-dev libzstd-dev zlib1g-dev libdeflate-dev pkg-config \
                 python3-numpy python3-scipy python3-sklearn \
-                libboost-math-dev libflint-arb-dev
+                libboost-math-dev libflint-arb-dev libcairo2-dev fonts-dejavu-core
 
 .PHONY: all build deps test demo sanitize clean
 
