@@ -3,6 +3,7 @@
 // expected and observed quantiles of a QQ plot with λ_GC and the 95 % band, axis ticks at round
 // numbers, which labels fit along an axis, and which points a raster of given pixels can leave out.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -19,6 +20,11 @@ struct plot_point {
   int32_t colour = 0;
 };
 
+/// y of the plots: -log10 P for every point, and the P values of 0 (below what the writer could
+/// print; no -log10) at the highest of the others (1 when all are 0). Returns that highest y and
+/// counts the P values of 0 in `zero_p`. `p_of_point[k]` is point k's P value.
+double place_minus_log10_p(std::span<plot_point> points, std::span<const double> p_of_point, int64_t& zero_p);
+
 /// A tick at `value`, printed as `label` (as many decimals as the step needs).
 struct axis_tick {
   double value = 0;
@@ -28,10 +34,11 @@ struct axis_tick {
 /// Ticks at multiples of a round step (1, 2 or 5 × 10^k) inside [lo, hi], about `target` of them.
 std::vector<axis_tick> axis_ticks(double lo, double hi, int target = 6);
 
-/// Which labels to show along an axis so that shown ones keep `gap` between them: left to
-/// right, a label is shown when it starts at least `gap` after the last shown one ends (centres
-/// ascending; widths in the centres' unit).
-std::vector<bool> spaced_labels(std::span<const double> centre, std::span<const double> width, double gap);
+/// Which labels to show along an axis so that shown ones keep `gap` between them and stay inside
+/// [lo, hi] (the picture): left to right, a label inside is shown when it starts at least `gap`
+/// after the last shown one ends (centres ascending; widths in the centres' unit).
+std::vector<bool> spaced_labels(std::span<const double> centre, std::span<const double> width, double gap,
+                                double lo = -INFINITY, double hi = INFINITY);
 
 /// One chromosome on the Manhattan x axis: its variants' positions [first, last] are drawn at
 /// [start, end] (x = start + pos - first); `centre` takes its label.

@@ -92,7 +92,7 @@ void add_plot_options(CLI::App* cmd, plot_cli& c) {
   cmd->add_option("--title", c.style.title, "title above the plot");
   cmd->add_option("--width", c.style.width, "width in pixels (default 1600 Manhattan, 720 QQ)");
   cmd->add_option("--height", c.style.height, "height in pixels (default 640 Manhattan, 720 QQ)");
-  cmd->add_flag("--all-points", c.all_points, "draw every point (default: leave out those drawn over, P > 0.01)");
+  cmd->add_flag("--all-points", c.all_points, "draw every point (default: leave out those covered, P > 0.01)");
 }
 
 }  // namespace
@@ -116,7 +116,8 @@ void add_plot_command(CLI::App& app, int argc, char** argv, int& status) {
       "  -log10 P, the grey 95 % band of the null, the line y = x, lambda_GC and n printed), and\n"
       "  Y.manhattan.log / Y.qq.log (counts, lambda_GC), so that an assoc run's Y.log stays.\n"
       "Flags of both: --assoc FILE, --out PREFIX, --p-column NAME, --title TEXT, --width/--height\n"
-      "  PIXELS, --all-points (draw points that others cover too; the picture is the same).\n"
+      "  PIXELS, --all-points (also the points with P > 0.01 that a later one in the same pixel\n"
+      "  covers: the PNG is the same to the bit, the SVG then holds every point).\n"
       "Example: panoramix assoc --bfile data --pheno y.txt --glm --out gwas\n"
       "         panoramix plot manhattan --assoc gwas.y.glm.linear --out gwas --suggestive");
 

@@ -37,7 +37,7 @@ plot_drawing write_manhattan_plot(output_group& out, const std::string& prefix, 
     centre.push_back(f.px(c.centre));
     width.push_back(plot::text_width(measure.get(), c.name, m.font));
   }
-  const std::vector<bool> shown = spaced_labels(centre, width, m.font / 3);
+  const std::vector<bool> shown = spaced_labels(centre, width, m.font / 3, m.pad / 2, d.width - m.pad / 2);
   std::vector<double> at;
   std::vector<std::string> labels;
   for (size_t r = 0; r < lay.chromosomes.size(); ++r) {

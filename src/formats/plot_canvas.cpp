@@ -68,15 +68,15 @@ void paint(cairo_surface_t* surface, const std::string& name, const std::functio
 }  // namespace
 
 plot_metrics metrics_for(int width, int height) {
-  // Sized by the shorter side, so that a taller QQ plot and a wide Manhattan plot of the same
-  // height read alike: 14 px tick labels at 640 px.
-  const double s = std::max(0.5, std::min(width, height) / 640.0);
+  // Sized by the shorter side, so that a square QQ plot and a wide Manhattan plot of the same
+  // height read alike: 14 px tick labels at 640 px, never below 11 px (small pictures stay legible).
+  const double s = std::min(width, height) / 640.0;
   plot_metrics m;
-  m.font = 14 * s;
-  m.tick = 5 * s;
-  m.pad = 14 * s;
+  m.font = std::max(11.0, 14 * s);
+  m.tick = m.font * 5 / 14;
+  m.pad = m.font;
   m.line = std::max(1.0, std::round(1.5 * s));
-  m.radius = 2.4 * s;
+  m.radius = std::max(1.6, 2.4 * s);
   return m;
 }
 

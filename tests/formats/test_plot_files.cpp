@@ -56,7 +56,6 @@ image read_png(const std::string& path) {
 }
 
 uint32_t rgb(plot_rgb c) { return uint32_t(c.r) << 16 | uint32_t(c.g) << 8 | c.b; }
-#endif
 
 // Three chromosomes of evenly spread P = 0.5 variants, one variant of P = 1e-20 on chromosome 2.
 association_table sparse_table() {
@@ -103,6 +102,7 @@ std::string svg_colour(plot_rgb c) {
   };
   return "rgb(" + pc(c.r) + "," + pc(c.g) + "," + pc(c.b) + ")";
 }
+#endif
 
 TEST(PlotFiles, ManhattanPointsAndGenomeWideLineWhereTheyMustBe) {
   PMX_REQUIRE_CAIRO();

@@ -26,12 +26,13 @@ std::vector<axis_tick> axis_ticks(double lo, double hi, int target) {
   return ticks;
 }
 
-std::vector<bool> spaced_labels(std::span<const double> centre, std::span<const double> width, double gap) {
+std::vector<bool> spaced_labels(std::span<const double> centre, std::span<const double> width, double gap, double lo,
+                                double hi) {
   PMX_EXPECTS(centre.size() == width.size(), "one width per label");
   std::vector<bool> shown(centre.size(), false);
   double last_end = -INFINITY;
   for (size_t i = 0; i < centre.size(); ++i)
-    if (centre[i] - width[i] / 2 >= last_end + gap) {
+    if (centre[i] - width[i] / 2 >= std::max(last_end + gap, lo) && centre[i] + width[i] / 2 <= hi) {
       shown[i] = true;
       last_end = centre[i] + width[i] / 2;
     }

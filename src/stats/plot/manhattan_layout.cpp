@@ -59,23 +59,15 @@ manhattan_layout layout_manhattan(const association_table& t, double gap_fractio
     return ra != rb ? ra < rb : t.pos[a] < t.pos[b];
   });
   m.points.resize(n);
-  double y_max = 0;
+  std::vector<double> p(n);
   for (size_t k = 0; k < n; ++k) {
     const uint32_t i = idx[k];
     const int32_t r = rank[size_t(t.chrom[i])];
     const chromosome_span& c = m.chromosomes[size_t(r)];
-    const double y = t.p[i] > 0 ? -std::log10(t.p[i]) : INFINITY;
-    m.points[k] = {c.start + double(t.pos[i] - c.first), y, r % 2};
-    if (std::isfinite(y)) y_max = std::max(y_max, y);
-    else ++m.zero_p;
+    m.points[k] = {c.start + double(t.pos[i] - c.first), 0, r % 2};
+    p[k] = t.p[i];
   }
-  // P = 0 (the writer's underflow) has no -log10: such points go to the top of the others.
-  if (m.zero_p) {
-    if (m.zero_p == int64_t(n)) y_max = 1;
-    for (plot_point& p : m.points)
-      if (!std::isfinite(p.y)) p.y = y_max;
-  }
-  m.y_max = y_max;
+  m.y_max = place_minus_log10_p(m.points, p, m.zero_p);
   return m;
 }
 

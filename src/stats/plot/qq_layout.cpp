@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <boost/math/special_functions/beta.hpp>
 #include <cmath>
+#include <functional>
 
 #include "panoramix/error.hpp"
 #include "panoramix/genomic_control.hpp"
@@ -11,27 +12,15 @@ namespace pmx {
 
 qq_layout layout_qq(std::span<const double> p_in) {
   PMX_EXPECTS(!p_in.empty(), "at least one P value");
+  // Largest P first: drawing order bottom-left to top-right, the strongest signals on top.
   std::vector<double> p(p_in.begin(), p_in.end());
-  std::sort(p.begin(), p.end());
+  std::sort(p.begin(), p.end(), std::greater<>());
   const size_t n = p.size();
   qq_layout q;
   q.lambda_gc = genomic_control_lambda(p);
   q.points.resize(n);
-  // Largest P first: drawing order bottom-left to top-right, the strongest signals on top.
-  double y_max = 0;
-  for (size_t k = 0; k < n; ++k) {
-    const size_t i = n - 1 - k;  // rank i + 1 of n
-    const double y = p[i] > 0 ? -std::log10(p[i]) : INFINITY;
-    q.points[k] = {-std::log10((double(i) + 0.5) / double(n)), y, 0};
-    if (std::isfinite(y)) y_max = std::max(y_max, y);
-    else ++q.zero_p;
-  }
-  if (q.zero_p) {
-    if (q.zero_p == int64_t(n)) y_max = 1;
-    for (plot_point& pt : q.points)
-      if (!std::isfinite(pt.y)) pt.y = y_max;
-  }
-  q.y_max = y_max;
+  for (size_t k = 0; k < n; ++k) q.points[k].x = -std::log10((double(n - k) - 0.5) / double(n));  // rank n - k
+  q.y_max = place_minus_log10_p(q.points, p, q.zero_p);
   q.x_max = -std::log10(0.5 / double(n));
   // The band at up to ~300 ranks spread evenly in -log10 of the expected P (every rank where n is
   // small): the beta quantiles cost far more than a point, and the band is smooth.

@@ -90,6 +90,12 @@ TEST(QqLayout, QuantilesAndBandMatchScipy) {
   EXPECT_NEAR(q.x_max, -std::log10(0.125), 1e-15);
   EXPECT_NEAR(q.y_max, 8, 1e-14);
   EXPECT_LT(relative(q.lambda_gc, genomic_control_lambda(p)), 1e-15);
+  // P = 0 has no -log10: drawn at the highest of the others (1 when there are none).
+  const qq_layout zero = layout_qq(std::vector<double>{0, 0.1});
+  EXPECT_EQ(zero.zero_p, 1);
+  EXPECT_DOUBLE_EQ(zero.points[1].y, 1);
+  EXPECT_DOUBLE_EQ(zero.y_max, 1);
+  EXPECT_DOUBLE_EQ(layout_qq(std::vector<double>{0, 0}).points[0].y, 1);
 
   std::vector<double> many(5000);
   std::mt19937_64 rng(3);
@@ -205,6 +211,9 @@ TEST(SpacedLabels, LaterLabelsGiveWayToEarlierOnes) {
   const std::vector<double> c = {0, 10, 15, 40, 44, 60}, w(6, 8);
   EXPECT_EQ(spaced_labels(c, w, 2), (std::vector<bool>{true, true, false, true, false, true}));
   EXPECT_EQ(spaced_labels(c, w, 2.5), (std::vector<bool>{true, false, true, true, false, true}));
+  // Inside [lo, hi] only: 0 starts at -4 < -3.5 and 60 ends at 64 > 63.
+  EXPECT_EQ(spaced_labels(c, w, 2, -3.5, 63), (std::vector<bool>{false, true, false, true, false, false}));
+  EXPECT_EQ(spaced_labels(c, w, 2, -4, 64), spaced_labels(c, w, 2));
 }
 
 TEST(ThinPoints, KeepsTheLastOfEachColourInAPixelBelowTheThreshold) {
