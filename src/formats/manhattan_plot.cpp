@@ -9,9 +9,6 @@
 
 namespace pmx {
 
-bool plots_compiled_in() { return true; }
-void require_plots() {}
-
 plot_drawing write_manhattan_plot(output_group& out, const std::string& prefix, const manhattan_layout& lay,
                                   const plot_style& s) {
   PMX_EXPECTS(!lay.points.empty(), "a layout with points");
@@ -51,7 +48,7 @@ plot_drawing write_manhattan_plot(output_group& out, const std::string& prefix, 
   d.points_drawn = int64_t(keep.size());
 
   const auto draw = [&](cairo_t* cr) {
-    plot::draw_title(cr, f, m, d.width, s.title);
+    plot::draw_title(cr, m, d.width, s.title);
     if (s.suggestive_p > 0) plot::draw_level(cr, f, m, -std::log10(s.suggestive_p), plot_suggestive_colour, true);
     plot::draw_level(cr, f, m, -std::log10(s.genome_wide_p), plot_significance_colour, false);
     plot::draw_markers(cr, f, m, lay.points, keep, plot_point_colours, 2);

@@ -187,9 +187,8 @@ void draw_x_labels(cairo_t* cr, const plot_frame& f, const plot_metrics& m, std:
   draw_text(cr, x_title, f.left + f.width / 2, label_top + digits + 0.9 * m.font, m.axis_title(), 0.5, 0);
 }
 
-void draw_title(cairo_t* cr, const plot_frame& f, const plot_metrics& m, int width, const std::string& title) {
+void draw_title(cairo_t* cr, const plot_metrics& m, int width, const std::string& title) {
   if (title.empty()) return;
-  (void)f;
   draw_text(cr, title, width / 2.0, m.pad, m.title(), 0.5, 0, 0, true);
 }
 
@@ -268,3 +267,11 @@ void write_png_and_svg(output_group& out, const std::string& png, const std::str
 }
 
 }  // namespace pmx::plot
+
+namespace pmx {
+
+// This file is built only where cairo is (plot_files_stub.cpp otherwise).
+bool plots_compiled_in() { return true; }
+void require_plots() {}
+
+}  // namespace pmx

@@ -68,7 +68,7 @@ void draw_axes(cairo_t* cr, const plot_frame& f, const plot_metrics& m, const st
 void draw_x_labels(cairo_t* cr, const plot_frame& f, const plot_metrics& m, std::span<const double> at,
                    std::span<const std::string> labels, const std::string& x_title);
 /// The title centred above the frame.
-void draw_title(cairo_t* cr, const plot_frame& f, const plot_metrics& m, int width, const std::string& title);
+void draw_title(cairo_t* cr, const plot_metrics& m, int width, const std::string& title);
 
 /// Markers for points[keep[...]] in `colours` (by the point's colour index), those with
 /// y < thin_below centred on their pixel (thin_points). Each marker is its own small filled path:

@@ -38,7 +38,7 @@ plot_drawing write_qq_plot(output_group& out, const std::string& prefix, const q
   const std::string n_text = "n = " + plot::with_thousands(int64_t(q.points.size()));
 
   const auto draw = [&](cairo_t* cr) {
-    plot::draw_title(cr, f, m, d.width, s.title);
+    plot::draw_title(cr, m, d.width, s.title);
     cairo_save(cr);
     cairo_rectangle(cr, f.left, f.top, f.width, f.height);
     cairo_clip(cr);
