@@ -41,6 +41,7 @@
 #include "panoramix/ld_files.hpp"
 #include "panoramix/linear_association.hpp"
 #include "panoramix/logistic_association.hpp"
+#include "panoramix/mixed_model_association.hpp"
 #include "panoramix/matrix_buffer.hpp"
 #include "panoramix/matern.hpp"
 #include "panoramix/matern_fit.hpp"

@@ -78,6 +78,12 @@ int run_once(const std::string& command, const std::string& log) {
   return rc;
 }
 
+std::string python_with_scipy() {
+  for (const char* python : {"/usr/bin/python3", "python3"})
+    if (run(std::string(python) + " -c 'import numpy, scipy'") == 0) return python;
+  return {};
+}
+
 bool have_program(const std::string& name) { return run("command -v " + name) == 0; }
 
 template <class T>

@@ -77,6 +77,9 @@ std::string shared_data(const std::string& relative_prefix);
 /// Path of a file under ../shared/data, or "" when it is absent (the test then skips, saying so).
 std::string data_file(const std::string& relative_path);
 bool have_program(const std::string& name);
+/// A Python interpreter with numpy and scipy (Debian's /usr/bin/python3 first, else python3 on
+/// PATH, as on the GPU machine), or "" when there is none.
+std::string python_with_scipy();
 
 /// One scratch directory shared by a test program's side-by-side runs (removed at exit).
 temp_dir& work();

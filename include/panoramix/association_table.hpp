@@ -1,8 +1,9 @@
 // Association results read back for plotting, from the tables panoramix and other tools write:
-// plink2 --glm (.glm.linear, .glm.logistic.hybrid; also .zst), PLINK 1.9 (.assoc, .qassoc,
-// .assoc.linear), GEMMA (.assoc.txt) and any whitespace-separated table whose header names a
-// chromosome (#CHROM, CHROM, CHR, chr), a position (POS, BP, ps) and a P value column (P, p_wald,
-// p_lrt, p_score, or one named by the caller). Names are matched without regard to case.
+// assoc's and plink2 --glm's .glm.linear and .glm.logistic.hybrid (plink2's .zst too), assoc's
+// .lmm, PLINK 1.9 (.assoc, .qassoc, .assoc.linear), GEMMA (.assoc.txt) and any
+// whitespace-separated table whose header names a chromosome (#CHROM, CHROM, CHR, chr), a
+// position (POS, BP, ps) and a P value column (P, p_wald, p_lrt, p_score, or one named by the
+// caller). Names are matched without regard to case.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -14,11 +14,14 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "panoramix/analysis_context.hpp"
+#include "panoramix/genotype_source.hpp"
 #include "panoramix/kernel_matrix.hpp"
 #include "panoramix/kernel_ridge.hpp"
 #include "panoramix/krr_cross_validation.hpp"
@@ -47,7 +50,10 @@ struct krr_analysis_options {
   /// Cross-validation (folds 0: none): each phenotype then gets the (γ, α) of least CV MSPE; an
   /// empty grid takes the given γ or α alone.
   krr_cv_options cv{.folds = 0, .gamma_grid = {}, .alpha_grid = {}, .seed = 1};
-  std::string predict;  ///< TEST fileset prefix; empty: no prediction
+  std::string predict;  ///< TEST genotypes (a PLINK 1 fileset prefix unless open_predict reads them)
+  /// Reads the TEST genotypes `predict` names, in a format the front end recognises; unset: a PLINK
+  /// 1 fileset prefix.
+  std::function<std::unique_ptr<genotype_source>(const std::string&)> open_predict;
   kernel_ridge_options solve;
   kernel_residence kernel_on = kernel_residence::automatic;
 };

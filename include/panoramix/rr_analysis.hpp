@@ -17,11 +17,14 @@
 // Writing the results is formats' job (rr_files.hpp).
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "panoramix/analysis_context.hpp"
+#include "panoramix/genotype_source.hpp"
 #include "panoramix/chromosome_set.hpp"
 #include "panoramix/kernel_ridge.hpp"
 
@@ -37,7 +40,10 @@ struct rr_analysis_options {
   std::string covar;                     ///< covariate file (empty: none)
   std::vector<std::string> covar_names;  ///< its columns; empty: all
   double lambda = std::numeric_limits<double>::quiet_NaN();  ///< ridge (>= 0, finite; required)
-  std::string predict;                   ///< TEST fileset prefix; empty: no prediction
+  std::string predict;  ///< TEST genotypes (a PLINK 1 fileset prefix unless open_predict reads them)
+  /// Reads the TEST genotypes `predict` names, in a format the front end recognises; unset: a PLINK
+  /// 1 fileset prefix.
+  std::function<std::unique_ptr<genotype_source>(const std::string&)> open_predict;
   kernel_ridge_options solve;
 };
 

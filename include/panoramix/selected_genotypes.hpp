@@ -60,4 +60,8 @@ class selected_genotypes final : public genotype_source {
   std::vector<int64_t> sample_index_, variant_index_;
 };
 
+/// `source` itself behind an owning pointer, for a selection of a source the caller keeps (and
+/// keeps alive while the selection lives): e.g. the variants of one chromosome.
+std::unique_ptr<genotype_source> borrow(const genotype_source& source);
+
 }  // namespace pmx

@@ -19,6 +19,7 @@ void run_krr(const common_options& o, const krr_cli& c, run_log& log) {
   check_common_options(o);
   krr_analysis_options a = c.a;
   a.bfile = o.bfile, a.extract = o.extract;
+  a.open_predict = predict_reader(o, log);
   a.chromosomes = chromosomes(o);
   a.kernel = c.kernel == "ibs" ? kernel_type::ibs : kernel_type::gaussian;
   a.solve = solver_options(c.solver, a.solve);
@@ -50,8 +51,10 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
       "            standardised on the fitted samples (scikit-learn's KernelRidge(kernel='rbf'))\n"
       "  ibs       K_ij = sum over variants of (2 - |g_i - g_j|) / (2 N_S) (no covariates)\n"
       "Fitted samples: those with every phenotype (and covariate); X/Y/MT variants are dropped.\n"
-      "--predict TEST: a PLINK fileset with the training variants (same IDs, order and alleles; other\n"
-      "  variants of TEST are ignored). TEST samples found in --pheno give PREFIX.eval.\n"
+      "--predict TEST: genotypes with the training variants (same IDs, order and alleles; other\n"
+      "  variants of TEST are ignored): a PLINK PREFIX (.bed, else .pgen), PREFIX.bed, PREFIX.pgen,\n"
+      "  FILE.vcf[.gz], FILE.bcf or FILE.bgen (read with the same VCF/BGEN import flags as the\n"
+      "  training genotypes). TEST samples found in --pheno give PREFIX.eval.\n"
       "Precision of the solve:\n"
       "  fp64      LAPACK / cuSOLVER Cholesky\n"
       "  fp32      tile Cholesky in FP32, then FP64 refinement to --accuracy (backward error)\n"
@@ -84,7 +87,7 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--gamma-grid", c->a.cv.gamma_grid, "--cv: gammas to try (G1,G2,...; default --gamma)")->delimiter(',');
   cmd->add_option("--alpha-grid", c->a.cv.alpha_grid, "--cv: alphas to try (A1,A2,...; default --alpha)")->delimiter(',');
   cmd->add_option("--cv-seed", c->a.cv.seed, "--cv: seed of the fold assignment (default 1)");
-  cmd->add_option("--predict", c->a.predict, "TEST fileset PREFIX to predict");
+  cmd->add_option("--predict", c->a.predict, "TEST genotypes: PREFIX (.bed or .pgen), FILE.vcf[.gz], FILE.bcf or FILE.bgen");
   cmd->add_option("--kernel-on", c->kernel_on,
                   "auto|host|device: where K lives (auto: device memory with --device cuda, the Gaussian kernel, "
                   "no --cv, fp32/adaptive and no missing calls; else the host)")

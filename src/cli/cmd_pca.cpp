@@ -43,7 +43,7 @@ void add_pca_command(CLI::App& app, int argc, char** argv, int& status) {
       pca_options o = *pca;
       o.missing = *missing == "impute" ? pca_missing_mode::mean_impute : pca_missing_mode::plink;
       o.nonfounders = opt->nonfounders;
-      if (opt->filters.seed_given) o.seed = opt->filters.seed;  // the common --seed
+      if (opt->filters.seed_given) o.seed = opt->filters.seeds.front();  // the common --seed's first value
       check_pca_options(o);  // before reading anything
       auto data = open_input(*opt, log);
       const auto chroms = chromosomes(*opt);

@@ -17,6 +17,7 @@ void run_rr(const common_options& o, const rr_cli& c, run_log& log) {
   check_common_options(o);
   rr_analysis_options a = c.a;
   a.bfile = o.bfile, a.extract = o.extract;
+  a.open_predict = predict_reader(o, log);
   a.chromosomes = chromosomes(o);
   a.solve = solver_options(c.solver, a.solve);
   check_rr_options(a);  // before reading anything
@@ -45,8 +46,9 @@ void add_rr_command(CLI::App& app, int argc, char** argv, int& status) {
       "  on that X and Y). Predictions for TEST = X_test beta + the training means (TEST centred\n"
       "  with the training p). X'X: exact integer genotype crossproducts plus the centring terms.\n"
       "Fitted samples: those with every phenotype (and covariate); X/Y/MT variants are dropped.\n"
-      "--predict TEST: a PLINK fileset with the training variants (same IDs, order and alleles; other\n"
-      "  variants of TEST are ignored). TEST samples found in --pheno give PREFIX.eval.\n"
+      "--predict TEST: genotypes with the training variants (same IDs, order and alleles; other\n"
+      "  variants of TEST are ignored), in any format as krr's --predict. TEST samples found in\n"
+      "  --pheno give PREFIX.eval.\n"
       "Precision of the solve (krr's): fp64 (LAPACK / cuSOLVER Cholesky), fp32 (tile Cholesky in\n"
       "  FP32), adaptive (off-diagonal tiles at FP8/BF16/FP16/FP32 by --tile-accuracy); fp32 and\n"
       "  adaptive refine in FP64 (--refinement: classical steps, then GMRES-IR) to --accuracy\n"
@@ -63,7 +65,7 @@ void add_rr_command(CLI::App& app, int argc, char** argv, int& status) {
   cmd->add_option("--covar-name", c->a.covar_names, "covariate columns by name or number (default all)")
       ->delimiter(',');
   cmd->add_option("--lambda", c->a.lambda, "ridge added to the diagonal of X'X (>= 0)")->required();
-  cmd->add_option("--predict", c->a.predict, "TEST fileset PREFIX to predict");
+  cmd->add_option("--predict", c->a.predict, "TEST genotypes: PREFIX (.bed or .pgen), FILE.vcf[.gz], FILE.bcf or FILE.bgen");
   add_solver_options(cmd, c->solver, c->a.solve);
   cmd->callback([=, &status] {
     status = run_command(opt->out, argc, argv, [&](run_log& log) { run_rr(*opt, *c, log); });

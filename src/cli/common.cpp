@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "core/checked_number.hpp"
@@ -194,39 +195,77 @@ chromosome_set chromosomes(const common_options& o) {
   return chromosome_set::human();
 }
 
-void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, run_log& log) {
+void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, run_log& log, bool keep_x) {
   const int64_t before = data.n_variants();
-  data.filter_variants([&](const variant_record& v) { return chroms.diploid(v.chrom); });
+  data.filter_variants([&](const variant_record& v) {
+    return chroms.diploid(v.chrom) || (keep_x && chroms.classify(v.chrom) == chromosome_set::kind::x);
+  });
   if (data.n_variants() != before)
-    log.message(std::to_string(before - data.n_variants()) + " variants on X/Y/MT dropped");
+    log.message(std::to_string(before - data.n_variants()) + " variants on " + (keep_x ? "Y/MT" : "X/Y/MT") +
+                " dropped");
+}
+
+namespace {
+
+// The genotypes at `path` in `format`, read with o's import flags (VCF/BCF IDs and calls, BGEN
+// --sample and --hard-call-threshold), their import counts in the log.
+std::unique_ptr<genotype_source> open_source(const std::string& path, genotype_format format, const common_options& o,
+                                             run_log& log) {
+  if (format == genotype_format::bfile) {
+    log.begin("read .bim/.fam, map .bed");
+    return std::make_unique<plink_fileset>(path);
+  }
+  if (format == genotype_format::pfile) {
+    log.begin("read .pgen/.pvar/.psam");
+    pgen_options p;
+    p.chromosomes = chromosomes(o);
+    p.threads = o.threads;
+    auto g = std::make_unique<pgen_genotypes>(path, p, &log);
+    log_pgen_counts(*g, log);
+    return g;
+  }
+  if (format == genotype_format::bgen) {
+    log.begin("read BGEN");
+    auto b = std::make_unique<bgen_genotypes>(path, bgen_options_of(o), &log);
+    log_bgen_counts(*b, log);
+    return b;
+  }
+  log.begin(format == genotype_format::vcf ? "read VCF" : "read BCF");
+  auto v = std::make_unique<vcf_genotypes>(path, vcf_options_of(o), &log);
+  log_vcf_counts(*v, log);
+  return v;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+genotype_input predict_input(const std::string& path) {
+  for (const char* ext : {".vcf", ".vcf.gz", ".vcf.bgz"})
+    if (ends_with(path, ext)) return {path, genotype_format::vcf};
+  if (ends_with(path, ".bcf")) return {path, genotype_format::bcf};
+  if (ends_with(path, ".bgen")) return {path, genotype_format::bgen};
+  if (ends_with(path, ".pgen")) return {path.substr(0, path.size() - 5), genotype_format::pfile};
+  if (ends_with(path, ".bed")) return {path.substr(0, path.size() - 4), genotype_format::bfile};
+  if (!std::filesystem::exists(path + ".bed") && std::filesystem::exists(path + ".pgen"))
+    return {path, genotype_format::pfile};
+  return {path, genotype_format::bfile};
+}
+
+std::function<std::unique_ptr<genotype_source>(const std::string&)> predict_reader(const common_options& o,
+                                                                                    run_log& log) {
+  return [&o, &log](const std::string& path) {
+    const genotype_input in = predict_input(path);
+    return open_source(in.path, in.format, o, log);  // its stage ends with the caller's "read TEST"
+  };
 }
 
 std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log) {
   if (o.bfile.empty())
     throw input_error("no genotypes given: use --bfile PREFIX, --pfile PREFIX, --vcf FILE, --bcf FILE or --bgen FILE");
-  std::unique_ptr<genotype_source> all;
-  if (o.format == genotype_format::bfile) {
-    log.begin("read .bim/.fam, map .bed");
-    all = std::make_unique<plink_fileset>(o.bfile);
-  } else if (o.format == genotype_format::pfile) {
-    log.begin("read .pgen/.pvar/.psam");
-    pgen_options p;
-    p.chromosomes = chromosomes(o);
-    p.threads = o.threads;
-    auto g = std::make_unique<pgen_genotypes>(o.bfile, p, &log);
-    log_pgen_counts(*g, log);
-    all = std::move(g);
-  } else if (o.format == genotype_format::bgen) {
-    log.begin("read BGEN");
-    auto b = std::make_unique<bgen_genotypes>(o.bfile, bgen_options_of(o), &log);
-    log_bgen_counts(*b, log);
-    all = std::move(b);
-  } else {
-    log.begin(o.format == genotype_format::vcf ? "read VCF" : "read BCF");
-    auto v = std::make_unique<vcf_genotypes>(o.bfile, vcf_options_of(o), &log);
-    log_vcf_counts(*v, log);
-    all = std::move(v);
-  }
+  std::unique_ptr<genotype_source> all = open_source(o.bfile, o.format, o, log);
   auto data = std::make_unique<selected_genotypes>(std::move(all));
   filter_options f = o.filters;
   f.keep = o.keep, f.extract = o.extract;
@@ -266,12 +305,12 @@ int run_command(const std::string& out_prefix, int argc, char** argv,
 }
 
 analysis_context genotype_analysis_context(const common_options& o, run_log& log, analysis_log& to_log,
-                                           chromosome_set chroms) {
+                                           chromosome_set chroms, bool keep_x) {
   return {.log = &to_log,
           .make_executor = [&o, &log] { return make_executor(o, log); },
-          .open_genotypes = [&o, &log, chroms]() -> std::unique_ptr<genotype_source> {
+          .open_genotypes = [&o, &log, chroms, keep_x]() -> std::unique_ptr<genotype_source> {
             auto data = open_input(o, log);
-            drop_non_autosomal(*data, chroms, log);
+            drop_non_autosomal(*data, chroms, log, keep_x);
             return data;
           }};
 }

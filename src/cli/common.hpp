@@ -38,6 +38,17 @@ struct common_options {
   filter_options filters;  // applied by open_input, in plink2's order
 };
 
+/// Genotypes named on the command line and their format.
+struct genotype_input {
+  std::string path;  ///< a PLINK prefix (bfile, pfile) or a file
+  genotype_format format;
+};
+
+/// The format of a TEST set given to --predict, from its name: FILE.vcf[.gz|.bgz], FILE.bcf,
+/// FILE.bgen, PREFIX.pgen or PREFIX.bed (the extension dropped), else a PREFIX: a .bed fileset, or
+/// a .pgen one when PREFIX.bed is absent and PREFIX.pgen exists.
+genotype_input predict_input(const std::string& path);
+
 /// Adds --out, --threads, --device; with `input` also the genotypes (--bfile, --pfile, --vcf, --bcf or --bgen,
 /// with the VCF and BGEN import flags), --keep, --extract, species flags and --nonfounders.
 void add_common_options(CLI::App* cmd, common_options& o, bool input);
@@ -50,15 +61,22 @@ void check_common_options(const common_options& o);
 /// when none was given.
 std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log);
 chromosome_set chromosomes(const common_options& o);
-/// Drops variants on X, Y and MT (as PLINK's GRM and PCA do) and logs how many went.
-void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, run_log& log);
+/// Drops variants on X, Y and MT (as PLINK's GRM and PCA do; X kept with keep_x, as association
+/// tests it) and logs how many went.
+void drop_non_autosomal(selected_genotypes& data, const chromosome_set& chroms, run_log& log, bool keep_x = false);
 executor make_executor(const common_options& o, run_log& log);
+
+/// The reader of --predict's TEST genotypes: the format predict_input finds, o's import flags, the
+/// counts in `log`. `o` and `log` must outlive it.
+std::function<std::unique_ptr<genotype_source>(const std::string&)> predict_reader(const common_options& o,
+                                                                                    run_log& log);
 
 /// The context a library analysis entry gets from the command line: `to_log` (forwarding to the
 /// run's log), the executor of --device/--threads, and the --bfile genotypes with --keep/--extract
-/// applied and the X/Y/MT variants of `chroms` dropped. `o`, `log` and `to_log` must outlive it.
+/// applied and the X/Y/MT variants of `chroms` dropped (Y/MT only with keep_x). `o`, `log` and
+/// `to_log` must outlive it.
 analysis_context genotype_analysis_context(const common_options& o, run_log& log, analysis_log& to_log,
-                                           chromosome_set chroms);
+                                           chromosome_set chroms, bool keep_x = false);
 
 /// Runs a command body with PREFIX.log, error reporting and exit status: 0 on success, 1 when
 /// the body throws (the message goes to stderr and the log; outputs not committed are removed).

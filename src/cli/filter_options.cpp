@@ -58,10 +58,14 @@ void add_filter_options(CLI::App* cmd, filter_options& f) {
   cmd->add_option("--to-bp", f.to_bp, "keep positions <= N (with --chr of one chromosome)");
   cmd->add_option("--snps", f.snps, "keep only these variant IDs and ID ranges (id1-id2, file order)")
       ->expected(1, -1);
-  cmd->add_option("--thin-count", f.thin_count, "keep N variants drawn at random (see --seed)");
-  cmd->add_option_function<uint64_t>(
-      "--seed", [&f](uint64_t s) { f.seed = s, f.seed_given = true; },
-      "random seed (--thin-count; pca's start block)");
+  cmd->add_option("--thin-count", f.thin_count, "keep N variants drawn at random, as plink2 draws them (see --seed)");
+  cmd->add_option("--thin-indiv-count", f.thin_indiv_count,
+                  "keep N samples drawn at random after --thin-count, as plink2 draws them");
+  cmd->add_option_function<std::vector<uint32_t>>(
+         "--seed", [&f](const std::vector<uint32_t>& s) { f.seeds = s, f.seed_given = true; },
+         "random seed(s), integers in [0, 4294967295] as plink2's (--thin-count/--thin-indiv-count; pca's "
+         "start block takes the first)")
+      ->expected(1, -1);
   add_optional_number(cmd, "--mind", f.mind, 0.1, "drop samples missing more than this fraction of calls (default 0.1)");
   add_optional_number(cmd, "--geno", f.geno, 0.1, "drop variants missing more than this fraction of calls (default 0.1)");
   cmd->add_option("--hwe", f.hwe, "drop variants with exact HWE p-value below P (founders); midp: mid-p")
@@ -80,6 +84,7 @@ void check_filter_options(const filter_options& f) {
   if (f.maf >= 0 && f.max_maf >= 0 && f.max_maf < f.maf) throw input_error("--max-maf is below --maf");
   if (f.mac != -1 && !(f.mac >= 0)) throw input_error("--mac takes a count >= 0");
   if (f.thin_count != -1 && f.thin_count < 0) throw input_error("--thin-count takes a count >= 0");
+  if (f.thin_indiv_count != -1 && f.thin_indiv_count < 0) throw input_error("--thin-indiv-count takes a count >= 0");
   if ((f.from_bp != -1 && f.from_bp < 0) || (f.to_bp != -1 && f.to_bp < 0))
     throw input_error("--from-bp/--to-bp take positions >= 0");
   if (!f.hwe.empty()) {
@@ -127,12 +132,13 @@ void apply_filters(selected_genotypes& data, const filter_options& f, const chro
   if (!f.exclude.empty()) data.exclude_variants(f.exclude), variants_left("--exclude");
   // Filters on the genotypes.
   quality_filter_options q;
-  q.thin_count = f.thin_count, q.seed = f.seed;
+  q.thin_count = f.thin_count, q.thin_indiv_count = f.thin_indiv_count, q.seeds = f.seeds;
   q.mind = f.mind, q.geno = f.geno, q.maf = f.maf, q.max_maf = f.max_maf, q.mac = f.mac;
   if (!f.hwe.empty()) q.hwe = std::stod(f.hwe[0]), q.hwe_midp = f.hwe.size() == 2;
   q.nonfounders = nonfounders, q.chromosomes = chroms;
   if (!q.active()) return;
-  if (f.thin_count >= 0 && !f.seed_given) log.message("--thin-count: seed 0 (give --seed to change it)");
+  if ((f.thin_count >= 0 || f.thin_indiv_count >= 0) && !f.seed_given)
+    log.message("--thin-count/--thin-indiv-count: seed 0 (give --seed to change it)");
   // The counting passes run on the CPU whatever --device says: one pass each, bandwidth-bound.
   const executor exec(backend::cpu, threads, tuning::from_environment());
   for (const std::string& line : apply_quality_filters(exec, data, q, &log)) log.message(line);

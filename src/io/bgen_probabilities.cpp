@@ -24,44 +24,58 @@ inline uint32_t value_at(const uint8_t* data, size_t size, uint64_t bit, int bit
   return static_cast<uint32_t>((word >> (bit & 7)) & ((uint64_t(1) << bits) - 1));
 }
 
-// The call regions in x, the ALT dosage in units of 1/M (M = 2^B - 1, x in [0, 2M]). plink2 rounds
-// x/M to di = round(x * 16384 / M) and calls round(di / 16384) when di is within T of a multiple of
-// 16384; di grows with x, so each region is an interval of x found once per variant.
+// The call regions in v, the dosage of the FIRST allele in units of 1/M (M = 2^B - 1, v in
+// [0, 2M]): plink2 turns v into di = floor((16384 v + 2^(B-1)) / M) (exactly 16384 v at B = 1), its
+// integer dosage in 1/16384, and calls round(di / 16384) first alleles when di is within T of a
+// multiple of 16384 (T = 0: only exact multiples). The offset 2^(B-1) = (M + 1) / 2 rounds up a
+// fraction just below 1/2 (16 bits: 1/2 - 1/131070), so the rounding is done on the first
+// allele's scale, as plink2 does, not on the second's. di grows with v, so each region is an
+// interval of v found once per variant.
 struct call_regions {
-  uint64_t max0, min1, max1, min2;  // 0: x <= max0; 1: min1 <= x <= max1; 2: x >= min2
+  uint64_t max_none, min_one, max_one, min_two;  // first-allele count 0: v <= max_none; 1; 2
 };
 
-uint64_t dosage_units(uint64_t x, uint64_t m) { return (x * 2 * bgen_dosage_one + m) / (2 * m); }
+uint64_t dosage_units(uint64_t v, int bits) {
+  if (bits == 1) return v * bgen_dosage_one;
+  return (v * bgen_dosage_one + (uint64_t(1) << (bits - 1))) / ((uint64_t(1) << bits) - 1);
+}
 
-// The least x in [0, 2m + 1] with dosage_units(x) >= d (2m + 1 when none).
-uint64_t first_at_least(uint64_t d, uint64_t m) {
+// The least v in [0, 2m + 1] with dosage_units(v) >= d (2m + 1 when none).
+uint64_t first_at_least(uint64_t d, int bits) {
+  const uint64_t m = (uint64_t(1) << bits) - 1;
   uint64_t lo = 0, hi = 2 * m + 1;
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
-    if (dosage_units(mid, m) >= d) hi = mid;
+    if (dosage_units(mid, bits) >= d) hi = mid;
     else lo = mid + 1;
   }
   return lo;
 }
 
 call_regions regions(int bits, uint32_t t) {
-  const uint64_t m = (uint64_t(1) << bits) - 1;
   const uint64_t one = bgen_dosage_one;
-  // x <= max0 <=> di <= t <=> x < first_at_least(t + 1); the others likewise.
-  // (di(0) = 0 <= t: max0 >= 0.)
-  return {first_at_least(t + 1, m) - 1, first_at_least(one - t, m),
-          first_at_least(one + t + 1, m) - 1, first_at_least(2 * one - t, m)};
+  // v <= max_none <=> di <= t <=> v < first_at_least(t + 1); the others likewise (di(0) = 0).
+  return {first_at_least(t + 1, bits) - 1, first_at_least(one - t, bits), first_at_least(one + t + 1, bits) - 1,
+          first_at_least(2 * one - t, bits)};
+}
+
+// The .bed code of a first-allele dosage v (the second allele is the counted A1), 4 where uncertain.
+constexpr uint8_t uncertain = 4;
+uint8_t code_of_dosage(uint64_t v, const call_regions& r) {
+  return v <= r.max_none                     ? code_hom_a1
+         : v >= r.min_one && v <= r.max_one ? code_het
+         : v >= r.min_two                    ? code_hom_a2
+                                             : uncertain;
 }
 
 // The usual block (unphased, every sample diploid, 8 or 16 bits) in one tight pass: values read as
 // bytes or little-endian words in order, four calls a row byte written whole, the counts kept in
-// registers (the row's byte stores could alias the caller's counts). `code_of_x` (8 bits: x ≤ 510)
-// holds each x's code, 4 where the dosage is uncertain; null: the regions' comparisons.
+// registers (the row's byte stores could alias the caller's counts). `code_of_v` (8 bits: v ≤ 510)
+// holds each v's code; null: the regions' comparisons.
 template <class T>
 std::string decode_diploid(const uint8_t* ploidy, const uint8_t* probs, int64_t n, const call_regions& r,
-                           const uint8_t* code_of_x, uint8_t* row, bgen_row_counts& counts) {
+                           const uint8_t* code_of_v, uint8_t* row, bgen_row_counts& counts) {
   constexpr uint64_t m = T(~T(0));
-  constexpr uint8_t uncertain = 4;
   int64_t missing = 0, unsure = 0;
   unsigned byte = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -75,12 +89,8 @@ std::string decode_diploid(const uint8_t* ploidy, const uint8_t* probs, int64_t 
       if (a + b > m)
         return "sample " + std::to_string(i + 1) + ": probabilities sum above 1 (" + std::to_string(a) + " + " +
                std::to_string(b) + " > " + std::to_string(m) + ")";
-      const uint64_t x = 2 * m - 2 * a - b;
-      code = code_of_x ? code_of_x[x]
-             : x <= r.max0                ? code_hom_a2
-             : x >= r.min1 && x <= r.max1 ? code_het
-             : x >= r.min2                ? code_hom_a1
-                                          : uncertain;
+      const uint64_t v = 2 * a + b;
+      code = code_of_v ? code_of_v[v] : code_of_dosage(v, r);
       if (code == uncertain) code = code_missing, ++unsure;
     }
     byte |= unsigned{code} << (2 * (i & 3));
@@ -91,14 +101,13 @@ std::string decode_diploid(const uint8_t* ploidy, const uint8_t* probs, int64_t 
   return {};
 }
 
-// code_of_x for 8-bit probabilities (x in [0, 510]) and threshold t, made once per t and kept.
+// code_of_v for 8-bit probabilities (v in [0, 510]) and threshold t, made once per t and kept.
 const uint8_t* codes_of_8bit_dosages(uint32_t t) {
   thread_local uint32_t made_for = UINT32_MAX;
   thread_local uint8_t table[511];
   if (made_for != t) {
     const call_regions r = regions(8, t);
-    for (uint64_t x = 0; x <= 510; ++x)
-      table[x] = x <= r.max0 ? code_hom_a2 : x >= r.min1 && x <= r.max1 ? code_het : x >= r.min2 ? code_hom_a1 : 4;
+    for (uint64_t v = 0; v <= 510; ++v) table[v] = code_of_dosage(v, r);
     made_for = t;
   }
   return table;
@@ -162,33 +171,33 @@ std::string decode_bgen_probabilities(const uint8_t* data, size_t size, int64_t 
     return decode_diploid<uint8_t>(ploidy, probs, n, r, codes_of_8bit_dosages(t), row, counts);
   if (!phased && pmin == 2 && pmax == 2 && bits == 16)
     return decode_diploid<uint16_t>(ploidy, probs, n, r, nullptr, row, counts);
-  static constexpr uint8_t code_of[3] = {code_hom_a2, code_het, code_hom_a1};  // by ALT count
   uint64_t bit = 0;
   for (int64_t i = 0; i < n; ++i) {
     const int p = ploidy[i] & 63;
     const bool missing = (ploidy[i] & 0x80) || p == 0;
-    uint64_t x = 0;  // ALT dosage in units of 1/m
+    uint64_t v = 0;  // first-allele dosage in units of 1/m
     if (!missing) {
       if (phased) {
-        for (int h = 0; h < p; ++h) x += m - value_at(probs, probs_size, bit + uint64_t(h) * bits, bits);
-        if (p == 1) x *= 2;
+        for (int h = 0; h < p; ++h) v += value_at(probs, probs_size, bit + uint64_t(h) * bits, bits);
+        if (p == 1) v *= 2;
       } else if (p == 2) {
         const uint64_t a = value_at(probs, probs_size, bit, bits), b = value_at(probs, probs_size, bit + bits, bits);
         if (a + b > m)
           return "sample " + std::to_string(i + 1) + ": probabilities sum above 1 (" + std::to_string(a) + " + " +
                  std::to_string(b) + " > " + std::to_string(m) + ")";
-        x = 2 * m - 2 * a - b;
+        v = 2 * a + b;
       } else {
-        x = 2 * (m - value_at(probs, probs_size, bit, bits));
+        v = 2 * value_at(probs, probs_size, bit, bits);
       }
     }
     bit += uint64_t(p) * bits;
     uint8_t code = code_missing;
-    if (missing) ++counts.missing;
-    else if (x <= r.max0) code = code_of[0];
-    else if (x >= r.min1 && x <= r.max1) code = code_of[1];
-    else if (x >= r.min2) code = code_of[2];
-    else ++counts.uncertain;
+    if (missing) {
+      ++counts.missing;
+    } else {
+      code = code_of_dosage(v, r);
+      if (code == uncertain) code = code_missing, ++counts.uncertain;
+    }
     row[i >> 2] |= static_cast<uint8_t>(code << (2 * (i & 3)));
   }
   return {};

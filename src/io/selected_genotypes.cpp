@@ -129,4 +129,30 @@ packed_genotypes selected_genotypes::read_block(int64_t first, int64_t count) co
   return out;
 }
 
+namespace {
+
+// Every call forwarded to a source owned elsewhere.
+class borrowed_source final : public genotype_source {
+ public:
+  explicit borrowed_source(const genotype_source& s) : s_(s) {}
+  const std::string& name() const override { return s_.name(); }
+  int64_t n_samples() const override { return s_.n_samples(); }
+  int64_t n_variants() const override { return s_.n_variants(); }
+  const sample_record& sample(int64_t i) const override { return s_.sample(i); }
+  const variant_record& variant(int64_t j) const override { return s_.variant(j); }
+  packed_genotypes read_block(int64_t first, int64_t count) const override { return s_.read_block(first, count); }
+  variant_major_view mapped_block(int64_t first, int64_t count) const override {
+    return s_.mapped_block(first, count);
+  }
+
+ private:
+  const genotype_source& s_;
+};
+
+}  // namespace
+
+std::unique_ptr<genotype_source> borrow(const genotype_source& source) {
+  return std::make_unique<borrowed_source>(source);
+}
+
 }  // namespace pmx

@@ -12,6 +12,7 @@
 
 #include "panoramix/vcf_files.hpp"
 #include "test_support.hpp"
+#include "../io/sexed_filesets.hpp"
 #include "../io/vcf_test_files.hpp"
 
 namespace pmx::test {
@@ -39,44 +40,11 @@ class MakeBed : public ::testing::Test {
     EXPECT_EQ(file_bytes(ours + ".bed"), file_bytes(ref + ".bed"));
   }
 
-  /// A simulated fileset with missing calls, monomorphic variants, variants on X, Y, XY and MT,
-  /// males, females, unknown sex, and non-founders.
+  /// The simulated fileset of sexed_filesets.hpp (X/Y/XY/MT, males, females, unknown sex,
+  /// non-founders, missing calls).
   std::string simulated() {
-    const std::string sim = work().path("sim");
-    if (std::filesystem::exists(sim + ".bed")) return sim;
-    const std::string base = work().path("sim_base");
-    EXPECT_EQ(panoramix("simulate --samples 400 --variants 3000 --missing 0.04 --monomorphic 0.03 --seed 21 "
-                        "--out " + shq(base), base + ".txt"),
-              0);
-    std::filesystem::copy_file(base + ".bed", sim + ".bed");
-    // .bim: the last 400 variants on X, 100 on Y, 50 on XY, 50 on MT, then contig-free autosomes.
-    std::ifstream bim(base + ".bim");
-    std::ostringstream b;
-    int j = 0;
-    for (std::string line; std::getline(bim, line); ++j) {
-      std::istringstream ss(line);
-      std::string c, id, cm, pos, a1, a2;
-      ss >> c >> id >> cm >> pos >> a1 >> a2;
-      if (j >= 2400) c = j < 2800 ? "X" : j < 2900 ? "Y" : j < 2950 ? "XY" : "MT";
-      b << c << '\t' << id << '\t' << cm << '\t' << pos << '\t' << a1 << '\t' << a2 << '\n';
-    }
-    write_file(sim + ".bim", b.str());
-    // .fam: sexes 1, 2, 0 in turn; every 7th sample the child of the first two.
-    std::ifstream fam(base + ".fam");
-    std::ostringstream f;
-    int i = 0;
-    std::string first_iid, second_iid;
-    for (std::string line; std::getline(fam, line); ++i) {
-      std::istringstream ss(line);
-      std::string fid, iid, pa, ma, sex, ph;
-      ss >> fid >> iid >> pa >> ma >> sex >> ph;
-      if (i == 0) first_iid = iid;
-      if (i == 1) second_iid = iid;
-      if (i % 7 == 6) pa = first_iid, ma = second_iid;
-      f << fid << ' ' << iid << ' ' << pa << ' ' << ma << ' ' << (i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : 0) << ' ' << ph
-        << '\n';
-    }
-    write_file(sim + ".fam", f.str());
+    const std::string sim = simulated_with_x();
+    EXPECT_FALSE(sim.empty()) << "simulate failed";
     return sim;
   }
 
@@ -142,6 +110,33 @@ TEST_F(MakeBed, FiltersOnRealDataSets) {
   if (!maize.empty()) expect_like_plink2(maize, "--chr 3 --from-bp 1000000 --to-bp 100000000 --geno 0.1 --hwe 0.001 midp");
 }
 
+// --hwe on X as plink2 tests it (Graffelman and Weir's test of the females' genotypes and the
+// males' alleles), with plink2's choice of samples: the simulated data with sexes 1/2/0 in turn, then
+// its .fam with no males left (plink2 then counts the unknown-sex samples as females), no females,
+// no known sex at all (X untested), and males only among the non-founders; the mice with their
+// recorded sexes and with every fifth sex unknown; midp, --nonfounders, and with other filters.
+TEST_F(MakeBed, HweOnXAsPlink2WithKnownAndUnknownSexes) {
+  const std::string sim = simulated();
+  std::vector<std::string> sets = {sim};
+  sets.push_back(with_sexes(sim, work().path("x_nomale"), [](size_t, const std::string&, int s) { return s == 1 ? 0 : s; }));
+  sets.push_back(with_sexes(sim, work().path("x_nofemale"), [](size_t, const std::string&, int s) { return s == 2 ? 0 : s; }));
+  sets.push_back(with_sexes(sim, work().path("x_nosex"), [](size_t, const std::string&, int) { return 0; }));
+  // Samples 7k+6 are the non-founders: only they keep sex 1.
+  sets.push_back(with_sexes(sim, work().path("x_nfmale"),
+                            [](size_t i, const std::string&, int s) { return s == 1 && i % 7 != 6 ? 0 : s; }));
+  for (const std::string& set : sets)
+    for (const std::string flags : {"--hwe 0.01", "--hwe 0.05 midp", "--hwe 1e-3 --nonfounders",
+                                    "--chr X --hwe 0.2 midp --geno 0.05 --maf 0.05"})
+      expect_like_plink2(set, flags);
+  const std::string mice = mice_with_recorded_sexes();
+  if (mice.empty()) GTEST_SKIP() << "mice data absent";
+  const std::string mice_some_unknown =
+      with_sexes(mice, work().path("mice_x_unknown"), [](size_t i, const std::string&, int s) { return i % 5 == 0 ? 0 : s; });
+  for (const std::string& set : {mice, mice_some_unknown})
+    for (const std::string flags : {"--mouse --hwe 1e-4", "--mouse --chr X --hwe 0.05 midp", "--mouse --hwe 1e-6 --maf 0.05"})
+      expect_like_plink2(set, flags);
+}
+
 // The log says what each filter removed, in plink2's words.
 TEST_F(MakeBed, LogCountsAsPlink2) {
   const std::string rice = shared_data("rice44k/UNL");
@@ -185,8 +180,6 @@ TEST_F(MakeBed, AFilterThatRemovesEverythingIsANamedErrorAndWritesNothing) {
   const std::string out = work().path("refused");
   EXPECT_EQ(panoramix("make-bed --bfile " + shq(sim) + " --from-bp 5 --out " + shq(out), out + ".txt"), 2);
   EXPECT_EQ(panoramix("make-bed --bfile " + shq(sim) + " --chr 1 --from-bp 5 --snps a --out " + shq(out), out + ".txt"), 2);
-  EXPECT_EQ(panoramix("make-bed --bfile " + shq(sim) + " --hwe 0.01 --out " + shq(out), out + ".txt"), 2)
-      << "X with known sexes is refused, not silently tested another way";
   EXPECT_EQ(panoramix("make-bed --bfile " + shq(sim) + " --geno 1.5 --out " + shq(out), out + ".txt"), 2);
 }
 
@@ -217,21 +210,39 @@ TEST_F(MakeBed, FiltersOnVcfInput) {
   for (const char* ext : {".bed", ".bim", ".fam"}) EXPECT_EQ(file_bytes(ours + ext), file_bytes(ref + ext)) << ext;
 }
 
-// --thin-count keeps N variants (not plink2's draw: its generator is not reproduced), the same ones
-// for the same --seed, and applies before --mind as in plink2.
-TEST_F(MakeBed, ThinCountKeepsNVariantsPerSeed) {
-  const std::string sim = simulated();
-  auto bim_of = [&](const std::string& flags, const std::string& name) {
-    const std::string out = work().path(name);
-    EXPECT_EQ(panoramix("make-bed --bfile " + shq(sim) + " " + flags + " --out " + shq(out), out + ".txt"), 0);
-    return field_lines(out + ".bim");
-  };
-  const auto a = bim_of("--thin-count 500 --seed 3", "thin_a"), b = bim_of("--thin-count 500 --seed 3", "thin_b"),
-             c = bim_of("--thin-count 500 --seed 4", "thin_c");
-  EXPECT_EQ(a.size(), 500u);
-  EXPECT_EQ(a, b);
-  EXPECT_NE(a, c);
-  EXPECT_EQ(bim_of("--thin-count 5000 --seed 3", "thin_all").size(), 3000u) << "more than there are: all kept";
+// --thin-count and --thin-indiv-count keep plink2's variants and samples: seeds one value or
+// several, counts below and above half (plink2 draws the kept or the dropped items), after the ID
+// and place filters and before --mind/--geno/--maf as plink2 applies them, on simulated and real
+// data; a count of at least what is left keeps all (plink2's warning).
+TEST_F(MakeBed, ThinCountKeepsPlink2sVariantsAndSamples) {
+  const std::string sim = simulated(), rm = work().path("thin.rm");  // --remove: every third sample
+  {
+    std::ostringstream r;
+    const auto fam = field_lines(sim + ".fam");
+    for (size_t i = 0; i < fam.size(); i += 3) {
+      std::istringstream ss(fam[i]);
+      std::string fid, iid;
+      ss >> fid >> iid;
+      r << fid << " " << iid << "\n";
+    }
+    write_file(rm, r.str());
+  }
+  for (const std::string& flags : std::vector<std::string>{
+           "--thin-count 500 --seed 3", "--thin-count 500 --seed 4", "--thin-count 1 --seed 0", "--thin-count 2999 --seed 9",
+           "--thin-count 1500 --seed 4294967295", "--thin-count 1499 --seed 12 34 56", "--thin-count 2000 --seed 77",
+           "--thin-count 5000 --seed 3", "--thin-indiv-count 100 --seed 5", "--thin-indiv-count 399 --seed 5",
+           "--thin-count 700 --thin-indiv-count 250 --seed 11 12",
+           "--chr 1-3,X --thin-count 300 --seed 8 --geno 0.05 --maf 0.05",
+           "--remove " + shq(rm) + " --thin-indiv-count 150 --thin-count 900 --mind 0.05 --seed 21",
+           "--autosome --thin-count 1000 --hwe 1e-3 --mac 5 --seed 6"})
+    expect_like_plink2(sim, flags);
+  const std::string mice = shared_data("bglr_mice/mice"), rice = shared_data("rice44k/UNL"),
+                    hm3 = shared_data("hapmap3_1kg_flashpca/HM3_thinned_autosomal_overlap");
+  if (mice.empty() || rice.empty() || hm3.empty()) GTEST_SKIP() << "data absent";
+  expect_like_plink2(mice, "--mouse --thin-count 100 --seed 7");
+  expect_like_plink2(mice, "--mouse --thin-count 9000 --thin-indiv-count 1000 --seed 123 --maf 0.05");
+  expect_like_plink2(rice, "--chr-set 12 --chr 2-5 --thin-count 4000 --seed 2024 --mind 0.05 --geno 0.05");
+  expect_like_plink2(hm3, "--thin-count 7000 --thin-indiv-count 300 --seed 1 2 3 4 5 --hwe 1e-6");
 }
 
 }  // namespace

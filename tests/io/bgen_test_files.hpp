@@ -8,6 +8,7 @@
 #define PMX_TEST_ZSTD 1
 #endif
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -165,6 +166,50 @@ inline bgen_spec random_bgen(const std::vector<std::string>& ids, int m, int bit
       v.calls.push_back(c);
     }
     spec.variants.push_back(std::move(v));
+  }
+  return spec;
+}
+
+/// Dosages on and next to every hard-call boundary at `bits` bits for plink2's integer threshold
+/// `t` (in 1/16384): with M = 2^bits - 1, the first-allele dosages v = 2 P(11) + P(12) (units of
+/// 1/M) from 4 below to 4 above (16384 k ± t) M / 16384, k = 0, 1, 2, in four variants: unphased
+/// with the most and with the least P(11) for each v, phased (haplotypes v/2 rounded up and down)
+/// and haploid (v = 2 P(1), v rounded down to even). One sample per v.
+inline bgen_spec boundary_bgen(int bits, uint32_t t, int compression) {
+  const int64_t top = (int64_t(1) << bits) - 1, one = 16384;
+  std::vector<int64_t> vs;
+  for (int64_t k = 0; k <= 2; ++k)
+    for (int64_t side : {-1, 1}) {
+      const int64_t centre = (k * one + side * int64_t(t)) * top / one;
+      for (int64_t v = centre - 4; v <= centre + 4; ++v)
+        if (v >= 0 && v <= 2 * top) vs.push_back(v);
+    }
+  std::sort(vs.begin(), vs.end());
+  vs.erase(std::unique(vs.begin(), vs.end()), vs.end());
+  bgen_spec spec;
+  spec.compression = compression;
+  for (size_t i = 0; i < vs.size(); ++i) spec.ids.push_back("s" + std::to_string(i));
+  for (int kind = 0; kind < 4; ++kind) {
+    bgen_variant var;
+    var.snp_id = var.rsid = "b" + std::to_string(kind);
+    var.chrom = "1";
+    var.pos = uint32_t(100 + kind);
+    var.bits = bits;
+    var.phased = kind == 2;
+    for (int64_t v : vs) {
+      bgen_call c;
+      if (kind == 0 || kind == 1) {  // P(11) = aa, P(12) = v - 2 aa, P(11) + P(12) <= M
+        const int64_t aa = kind == 0 ? v / 2 : std::max<int64_t>(0, v - top);
+        c.values = {uint32_t(aa), uint32_t(v - 2 * aa)};
+      } else if (kind == 2) {
+        c.values = {uint32_t((v + 1) / 2), uint32_t(v / 2)};
+      } else {
+        c.ploidy = 1;
+        c.values = {uint32_t(std::min(v / 2, top))};
+      }
+      var.calls.push_back(c);
+    }
+    spec.variants.push_back(std::move(var));
   }
   return spec;
 }

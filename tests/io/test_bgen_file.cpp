@@ -204,15 +204,34 @@ TEST(BgenFile, HardCallThresholdAsPlink2) {
   PMX_REQUIRE_PLINK2();
   std::vector<std::string> ids;
   for (int i = 0; i < 50; ++i) ids.push_back("s" + std::to_string(i));
-  const std::string file = work().path("thresh.bgen");
-  write_file(file, bgen_bytes(random_bgen(ids, 100, 16, 1, 9)));
-  // (Threshold 0 on 16-bit files is left out: plink2 rounds differently there, not yet matched.)
-  for (double t : {0.05, 0.2, 0.49}) {
-    bgen_options o;
-    o.hard_call_threshold = t;
-    expect_plink2_fileset(file, o, "--hard-call-threshold " + std::to_string(t), "thresh");
-    if (HasFatalFailure()) return;
+  for (int bits : {8, 16}) {
+    const std::string file = work().path("thresh" + std::to_string(bits) + ".bgen");
+    write_file(file, bgen_bytes(random_bgen(ids, 100, bits, 1, 9)));
+    for (double t : {0.0, 0.05, 0.2, 0.49}) {
+      bgen_options o;
+      o.hard_call_threshold = t;
+      expect_plink2_fileset(file, o, "--hard-call-threshold " + std::to_string(t), "thresh");
+      if (HasFatalFailure()) return;
+    }
   }
+}
+
+// Every call on and next to the boundaries of plink2's rounding (its integer dosage
+// floor((16384 v + 2^(B-1)) / (2^B - 1)) of the first allele) and of the threshold, at every bit
+// depth plink2 reads, unphased, phased and haploid, thresholds 0 to 0.49.
+TEST(BgenFile, HardCallBoundariesAsPlink2) {
+  PMX_REQUIRE_PLINK2();
+  int k = 0;
+  for (int bits : {1, 2, 3, 5, 7, 8, 9, 12, 15, 16, 17, 20, 24, 28})
+    for (double t : {0.0, 0.1, 0.05, 0.2, 0.4999}) {
+      const std::string file = work().path("bounds" + std::to_string(k++) + ".bgen");
+      write_file(file, bgen_bytes(boundary_bgen(bits, io::bgen_hard_call_units(t), 1)));
+      bgen_options o;
+      o.hard_call_threshold = t;
+      expect_plink2_fileset(file, o, "--hard-call-threshold " + std::to_string(t),
+                            "bounds" + std::to_string(bits) + "_" + std::to_string(t));
+      if (HasFatalFailure()) return;
+    }
 }
 
 // Sample-block IDs under plink2's ID flags, and a .sample file with sex and a phenotype.

@@ -1,12 +1,14 @@
-// The pieces of PLINK 2's filters below the command line: the exact HWE test against an independent
-// oracle (the whole distribution in long double, normalised) to 1e-10 and against plink2 --hardy
-// (to the digits plink2 prints), the chromosome and --snps selections, and the genotype filters'
+// The pieces of PLINK 2's filters below the command line: the exact HWE tests (autosomal and
+// chromosome X) against an independent oracle (the whole distribution in long double, normalised)
+// to 1e-10 and against plink2 --hardy (to the digits plink2 prints; X also to 1e-10 by bisection on
+// plink2's --hwe threshold), the chromosome and --snps selections, and the genotype filters'
 // counting rules on hand-made data (each case's expected lists worked out by hand).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "panoramix/error.hpp"
@@ -14,6 +16,7 @@
 #include "panoramix/memory_genotypes.hpp"
 #include "panoramix/quality_filters.hpp"
 #include "panoramix/variant_ranges.hpp"
+#include "sexed_filesets.hpp"
 #include "test_support.hpp"
 
 namespace pmx::test {
@@ -106,6 +109,173 @@ TEST(HardyWeinberg, AgreesWithPlink2Hardy) {
     }
 }
 
+// Graffelman and Weir's X test, by enumeration: every table (male allele-1 count m1, female
+// heterozygotes h) with the observed allele totals, P ∝ 2^h / (m1! m2! a! h! b!) from lgammal,
+// normalised over the whole support in long double.
+hwe_oracle exact_x_distribution(int64_t fa, int64_t fh, int64_t fb, int64_t m1, int64_t m2) {
+  const int64_t nf = fa + fh + fb, nm = m1 + m2, n1 = 2 * fa + fh + m1, n2 = 2 * fb + fh + m2;
+  auto log_p = [&](int64_t r1, int64_t h) {
+    const int64_t a = (n1 - r1 - h) / 2, b = (n2 - (nm - r1) - h) / 2;
+    return -lgammal(r1 + 1.0L) - lgammal(nm - r1 + 1.0L) - lgammal(a + 1.0L) - lgammal(h + 1.0L) -
+           lgammal(b + 1.0L) + h * logl(2.0L);
+  };
+  const long double obs = log_p(m1, fh);
+  long double total = 0, tail = 0, ties = 0;
+  for (int64_t r1 = 0; r1 <= nm; ++r1) {
+    const int64_t f1 = n1 - r1, f2 = n2 - (nm - r1);
+    if (f1 < 0 || f2 < 0 || f1 + f2 != 2 * nf) continue;
+    for (int64_t h = f1 % 2; h <= std::min(f1, f2); h += 2) {
+      const long double t = expl(log_p(r1, h) - obs);
+      total += t;
+      if (t <= 1 + 1e-12L) tail += t;
+      if (fabsl(t - 1) <= 1e-12L) ties += t;
+    }
+  }
+  return {tail / total, (tail - ties / 2) / total};
+}
+
+TEST(HardyWeinbergX, EqualsTheWholeDistributionTo1e10) {
+  const int64_t cases[][5] = {
+      {10, 5, 3, 7, 2},   {0, 0, 0, 5, 3},    {0, 12, 0, 0, 9},  {30, 0, 30, 20, 20}, {1, 2, 1, 1, 1},
+      {71, 32, 3, 75, 4}, {82, 24, 2, 78, 2}, {0, 1, 0, 1, 0},   {5, 0, 0, 0, 5},     {200, 150, 40, 180, 70},
+      {3, 94, 3, 50, 50}, {400, 10, 390, 300, 310}, {0, 0, 7, 6, 0}, {12, 40, 9, 0, 0}};
+  for (const auto& c : cases)
+    for (bool midp : {false, true}) {
+      SCOPED_TRACE(::testing::PrintToString(std::vector<int64_t>(c, c + 5)) + (midp ? " midp" : ""));
+      const hwe_oracle o = exact_x_distribution(c[0], c[1], c[2], c[3], c[4]);
+      const double want = double(midp ? o.midp : o.p), got = hwe_x_exact_p(c[0], c[1], c[2], c[3], c[4], midp);
+      if (want < 1e-280) {
+        EXPECT_LT(got, 1e-270);
+      } else {
+        EXPECT_NEAR(got, want, 1e-10 * want);
+      }
+      EXPECT_NEAR(hwe_x_exact_p(c[2], c[1], c[0], c[4], c[3], midp), got, 1e-13 * got) << "the alleles are symmetric";
+      if (c[3] + c[4] == 0) {
+        EXPECT_EQ(got, hwe_exact_p(c[0], c[1], c[2], midp)) << "no males: the autosomal test";
+      }
+    }
+  std::mt19937_64 rng(23);
+  for (int k = 0; k < 200; ++k) {
+    const int64_t fa = int64_t(rng() % 120), fh = int64_t(rng() % 120), fb = int64_t(rng() % 120),
+                  m1 = int64_t(rng() % 150), m2 = int64_t(rng() % 150);
+    for (bool midp : {false, true}) {
+      const hwe_oracle o = exact_x_distribution(fa, fh, fb, m1, m2);
+      const double want = double(midp ? o.midp : o.p);
+      if (want < 1e-280) continue;
+      EXPECT_NEAR(hwe_x_exact_p(fa, fh, fb, m1, m2, midp), want, 1e-10 * want)
+          << fa << " " << fh << " " << fb << " " << m1 << " " << m2 << " " << midp;
+    }
+  }
+}
+
+// plink2's mid-p counts some ties with the observed table and not others (see
+// hardy_weinberg_x.cpp); two cases worked by hand from the table weights:
+// - females 0/2/109, males 0/110: the four tables (m1, h) = (0, 2), (0, 0), (1, 1), (2, 0) weigh
+//   220 : 1 : 220 : 110·109/222 (total 54946/111); (1, 1) ties with the observed (0, 2) but is the
+//   first table of a row that is all tail, which plink2 does not count: p = 1, mid-p =
+//   (54946/111 - 110) / (54946/111) = 42736/54946 (plink2 prints 0.777782), not 30526/54946;
+// - the observed table on the low side of its row's mode, with the next table equal to it (ratio
+//   4·35·22 / (56·55) = 1): plink2 does not count that tie either, so mid-p = p - P(observed)/2.
+TEST(HardyWeinbergX, MidpCountsTheTiesPlink2Counts) {
+  EXPECT_DOUBLE_EQ(hwe_x_exact_p(0, 2, 109, 0, 110, false), 1.0);
+  EXPECT_NEAR(hwe_x_exact_p(0, 2, 109, 0, 110, true), 42736.0 / 54946.0, 1e-15);
+  // P(observed) from the whole distribution: p - mid-p is half of it.
+  const int64_t fa = 35, fh = 54, fb = 22, m1 = 37, m2 = 21;
+  const hwe_oracle o = exact_x_distribution(fa, fh, fb, m1, m2);
+  const double p = hwe_x_exact_p(fa, fh, fb, m1, m2, false), midp = hwe_x_exact_p(fa, fh, fb, m1, m2, true);
+  EXPECT_NEAR(p, double(o.p), 1e-10 * double(o.p));
+  EXPECT_NEAR(2 * (p - midp), double(o.p - o.midp), 1e-10) << "one tie of two counted";
+}
+
+// The .hardy.x rows of `bfile`: FEMALE_HOM_A1_CT FEMALE_HET_A1_CT FEMALE_TWO_AX_CT MALE_A1_CT
+// MALE_AX_CT and the printed p (last column), by ID.
+struct hardy_x_row {
+  std::string id;
+  int64_t fa, fh, fb, m1, m2;
+  double p;
+};
+std::vector<hardy_x_row> plink2_hardy_x(const std::string& bfile, const std::string& flags, bool midp,
+                                        const std::string& out) {
+  EXPECT_EQ(run("plink2 --bfile " + shq(bfile) + " " + flags + " --hardy" + (midp ? " midp" : "") +
+                    " --threads 2 --out " + shq(out),
+                out + ".txt"),
+            0);
+  std::ifstream in(out + ".hardy.x");
+  std::string line;
+  std::getline(in, line);  // #CHROM ID A1 AX FEMALE_HOM_A1_CT ... FEMALE_A1_FREQ MALE_A1_FREQ P|MIDP
+  std::vector<hardy_x_row> rows;
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string chrom, a1, ax, field;
+    hardy_x_row r;
+    ss >> chrom >> r.id >> a1 >> ax >> r.fa >> r.fh >> r.fb >> r.m1 >> r.m2;
+    while (ss >> field) r.p = std::stod(field);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// plink2 --hardy [midp] on X: our p of the counts plink2 printed, to plink2's 6 digits, on the
+// simulated data and on the mice with their recorded sexes.
+TEST(HardyWeinbergX, AgreesWithPlink2HardyX) {
+  PMX_REQUIRE_PLINK2();
+  const std::string sim = simulated_with_x(), mice = mice_with_recorded_sexes();
+  ASSERT_FALSE(sim.empty());
+  int k = 0;
+  for (const auto& [set, flags] : std::vector<std::pair<std::string, std::string>>{{sim, ""}, {mice, "--mouse"}}) {
+    if (set.empty()) continue;  // mice absent
+    for (bool midp : {false, true}) {
+      const auto rows = plink2_hardy_x(set, flags, midp, work().path("hardyx" + std::to_string(k++)));
+      ASSERT_GT(rows.size(), 200u);
+      for (const hardy_x_row& r : rows) {
+        const double got = hwe_x_exact_p(r.fa, r.fh, r.fb, r.m1, r.m2, midp);
+        if (r.p > 1e-300) {
+          EXPECT_NEAR(got, r.p, 6e-6 * r.p) << r.id << (midp ? " midp" : "");
+        }
+      }
+    }
+  }
+}
+
+// plink2's X p-values beyond its printed digits: bisection on the --hwe threshold at which plink2
+// starts to remove the variant (it keeps p >= threshold) brackets its p within 1e-12 relative;
+// ours is within 1e-10 of the bracket. Variants of the simulated data spread over p (from the
+// .hardy.x report), plain and midp.
+TEST(HardyWeinbergX, EqualsPlink2sHweThresholdTo1e10) {
+  PMX_REQUIRE_PLINK2();
+  const std::string sim = simulated_with_x();
+  ASSERT_FALSE(sim.empty());
+  int k = 0;
+  for (bool midp : {false, true}) {
+    auto rows = plink2_hardy_x(sim, "", midp, work().path("bisect_hardy" + std::to_string(midp)));
+    ASSERT_GT(rows.size(), 200u);
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.p < b.p; });
+    for (size_t pick : {size_t(0), size_t(3), rows.size() / 5, rows.size() / 2, rows.size() * 4 / 5}) {
+      const hardy_x_row& r = rows[pick];
+      if (!(r.p > 1e-300 && r.p < 1)) continue;
+      SCOPED_TRACE(r.id + (midp ? " midp" : "") + " printed p " + std::to_string(r.p));
+      auto kept = [&](double threshold) {
+        char t[64];
+        std::snprintf(t, sizeof t, "%.17g", threshold);
+        const std::string out = work().path("bisect" + std::to_string(k++));
+        run("plink2 --bfile " + shq(sim) + " --snp " + r.id + " --hwe " + t + (midp ? " midp" : "") +
+                " --write-snplist --threads 1 --out " + shq(out),
+            out + ".txt");
+        return read_text(out + ".log").find(": 0 variants removed due to Hardy-Weinberg") != std::string::npos;
+      };
+      double lo = r.p * (1 - 1e-5), hi = r.p * (1 + 1e-5);  // the printed 6 digits bracket it
+      ASSERT_TRUE(kept(lo));
+      ASSERT_FALSE(kept(hi));
+      while (hi / lo - 1 > 1e-12) {
+        const double mid = std::sqrt(lo * hi);
+        (kept(mid) ? lo : hi) = mid;
+      }
+      const double got = hwe_x_exact_p(r.fa, r.fh, r.fb, r.m1, r.m2, midp);
+      EXPECT_NEAR(got, lo, 1e-10 * lo);
+    }
+  }
+}
+
 TEST(ChromosomeRanges, PlinkListsRangesAndNames) {
   const chromosome_set human = chromosome_set::human();
   auto rec = [](const std::string& c, int64_t pos = 100) {
@@ -159,11 +329,11 @@ TEST(ThinCount, KeepsExactlyNReproducibly) {
   for (int j = 0; j < 500; ++j) ids.push_back("v" + std::to_string(j));
   const executor exec(backend::cpu, 2);
   quality_filter_options q;
-  q.thin_count = 37, q.seed = 9;
+  q.thin_count = 37, q.seeds = {9};
   selected_genotypes a = with_ids(ids), b = with_ids(ids), c = with_ids(ids);
   apply_quality_filters(exec, a, q, nullptr);
   apply_quality_filters(exec, b, q, nullptr);
-  q.seed = 10;
+  q.seeds = {10};
   apply_quality_filters(exec, c, q, nullptr);
   EXPECT_EQ(a.n_variants(), 37);
   EXPECT_EQ(kept_ids(a), kept_ids(b));

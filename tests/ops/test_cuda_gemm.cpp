@@ -172,6 +172,23 @@ TEST(CudaGemm, MatchesReferenceOnOddShapes) {
   });
 }
 
+// Zᵀ·Λ̃ with l ≥ 256 (mixed-model rotations) runs as decoded blocks of 1,024 variants times
+// cuBLAS dgemm: one-shot (streamed genotypes) and resident operands, host and device pointers, β.
+TEST(CudaGemm, WideTransposedMatchesReference) {
+  PMX_REQUIRE_GPU();
+  const executor cuda(backend::cuda, 4);
+  const data d = make(700, 2300, 300, 0.05, true, false, 31);
+  check(d, cuda, false, memory::host, "wide");
+  if (HasFatalFailure()) return;
+  check(d, cuda, true, memory::device, "wide");
+  if (HasFatalFailure()) return;
+  const gemm_operand op(cuda, d.g.view());
+  check(d, cuda, true, memory::host, "wide resident", &op);
+  if (HasFatalFailure()) return;
+  const data e = make(1500, 1030, 256, 0.05, false, true, 32);  // a last block of 6 variants
+  check(e, cuda, false, memory::device, "wide, l = 256");
+}
+
 TEST(CudaGemm, HostAndDevicePointersBetaAndNaN) {
   PMX_REQUIRE_GPU();
   const executor cuda(backend::cuda, 4);

@@ -23,7 +23,10 @@
 // m_j = s_j·min(2p_j, |1−2p_j|, 2−2p_j) is the smallest |Z| a called genotype of variant j can
 // take (the missing calls of a variant enter its centring sum; see src/ops/genotype_gemm/cpu.cpp).
 // A variant without called genotypes gives exactly 0. Results do not depend on the thread count or
-// on the instruction set (the same bits on every machine for given inputs and l).
+// on the instruction set (the same bits on every machine for given inputs and l), except for
+// gemm_transposed with l ≥ 256 (mixed-model rotations), where blocks of 256 variants are decoded
+// to their dense z values and multiplied by BLAS dgemm: bound as dgemm's (no missing-call term),
+// bits as the BLAS build gives them.
 //
 // Accuracy (cuda backend). Z is decoded per call from the 2-bit codes through the per-variant
 // values z = s_j(x − 2p_j) (rounded once, as on the cpu) and multiplied on the FP64 tensor cores

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "core/blas_threads.hpp"
 #include "core/cpu_dispatch.hpp"
 #include "ops/genotype_gemm/cpu_amx.hpp"
 #include "ops/genotype_gemm/cpu_isa.hpp"
@@ -252,12 +253,43 @@ void gemm(const executor& exec, const variant_major_view& g, const gemm_centring
                  });
 }
 
+/// Zᵀ·Λ̃ for wide Λ̃ (l ≥ wide_columns: the eigenbasis rotations of mixed-model association): a
+/// block of variants decoded to its dense z values (one row per variant, missing calls 0), then
+/// BLAS dgemm. Above that width the product is compute-bound and dgemm's register blocking beats
+/// the table kernels, whose lookups are re-made for every 64-column panel (bench/lmm_vs_gemma.sh).
+constexpr int64_t wide_columns = 256;
+constexpr int64_t wide_block_variants = 256;
+
+void transposed_wide(const executor& exec, const variant_major_view& g, const gemm_centring& c, int64_t l,
+                     const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
+  const int64_t n = g.n_samples, k = g.n_variants;
+  const std::vector<double> zv = z_values(c, k);
+  std::vector<double> D(static_cast<size_t>(std::min(k, wide_block_variants) * n));
+  for (int64_t j0 = 0; j0 < k; j0 += wide_block_variants) {
+    const int64_t rows = std::min(wide_block_variants, k - j0);
+#pragma omp parallel for schedule(static) num_threads(exec.threads())
+    for (int64_t r = 0; r < rows; ++r) {
+      const uint8_t* codes = g.row(j0 + r);
+      const double* z = zv.data() + 4 * (j0 + r);
+      double* d = D.data() + r * n;
+      for (int64_t i = 0; i < n; ++i) d[i] = z[(codes[i >> 2] >> (2 * (i & 3))) & 3u];
+    }
+    // Row-major W rows [j0, j0 + rows) = D Λ̃, i.e. column-major Wᵀ = Λ̃ᵀ Dᵀ.
+    const detail::blas_threads t(exec.threads());
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(l), static_cast<int>(rows),
+                static_cast<int>(n), 1.0, lambda, static_cast<int>(ld_lambda), D.data(), static_cast<int>(n), beta,
+                W + j0 * ld_w, static_cast<int>(ld_w));
+  }
+}
+
 void gemm_transposed(const executor& exec, const variant_major_view& g, const gemm_centring& c,
                      int64_t l, const double* lambda, int64_t ld_lambda, double beta, double* W,
                      int64_t ld_w) {
   const int64_t n = g.n_samples, k = g.n_variants;
   if (k == 0 || l == 0) return;
   if (l == 1) return transposed_narrow(exec, g, c, l, lambda, ld_lambda, beta, W, ld_w);
+  if (l >= wide_columns)
+    return transposed_wide(exec, g, c, l, lambda, ld_lambda, beta, W, ld_w);
   const auto t_setup = clock_type::now();
   std::vector<uint8_t> pivot(static_cast<size_t>(k));
   for (int64_t j = 0; j < k; ++j) {

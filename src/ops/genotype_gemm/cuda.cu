@@ -40,7 +40,7 @@ namespace {
 using detail::cuda_context;
 namespace dev = gemm_dev;
 
-enum slot_id { slot_table, slot_centring, slot_in, slot_out, slot_part, slot_ring0, slot_ring1, slot_int8 };
+enum slot_id { slot_table, slot_centring, slot_in, slot_out, slot_part, slot_ring0, slot_ring1, slot_int8, slot_dense };
 
 
 // Page-locked host memory (cudaHostAlloc / registered): DMA-able without staging.
@@ -131,7 +131,25 @@ struct call {
   double beta;
   double* part;
   int64_t part_bytes;
+  double* dense = nullptr;  // wide Zᵀ·Λ̃: decoded z values of wide_rows variants (else null)
 };
+
+// Zᵀ·Λ̃ for wide Λ̃ (l ≥ wide_columns: mixed-model rotations): blocks of variants decoded to their
+// dense z values, then cuBLAS dgemm on the FP64 tensor cores. The panel kernels above re-read
+// the genotypes for every 16 columns and reached 2.4 TFLOP/s at l = 5,000 on an H200; dgemm is
+// compute-bound at that width (bench/lmm_vs_gemma.sh).
+constexpr int64_t wide_columns = 256;
+constexpr int64_t wide_rows = 1024;
+
+__global__ void decode_rows(const uint8_t* __restrict__ geno, int64_t pitch, int64_t n, int64_t rows,
+                            const double* __restrict__ table, double* __restrict__ dense) {
+  const int64_t total = rows * n;
+  for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total; e += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t r = e / n, i = e - r * n;
+    const unsigned code = (geno[r * pitch + (i >> 2)] >> (2 * (i & 3))) & 3u;
+    dense[e] = table[4 * r + code];
+  }
+}
 
 int64_t zl_split_rows(const call& k, int64_t rows) {
   const int64_t bx = ceil_div(k.n, dev::zl_samples);
@@ -247,6 +265,20 @@ void launch_ztl_narrow(const call& k, const uint8_t* geno, int64_t pitch, int64_
 // into the whole output (β on the first chunk, 1 after); for Zᵀ·Λ̃ it writes rows j0.. of W.
 void chunk_product(cuda_context& c, const call& k, const uint8_t* geno, int64_t pitch, int64_t j0, int64_t rows,
                    bool first_chunk) {
+  if (k.dense) {  // wide Zᵀ·Λ̃: row-major W rows = D Λ̃, i.e. column-major Wᵀ = Λ̃ᵀ Dᵀ
+    const double one = 1.0;
+    for (int64_t s0 = 0; s0 < rows; s0 += wide_rows) {
+      const int64_t sub = std::min(wide_rows, rows - s0);
+      decode_rows<<<static_cast<unsigned>(std::min<int64_t>(ceil_div(sub * k.n, 256), 65535)), 256, 0, c.stream>>>(
+          geno + s0 * pitch, pitch, k.n, sub, k.table + (j0 + s0) * 4, k.dense);
+      PMX_CUDA_CHECK_LAUNCH();
+      PMX_CUBLAS_CHECK(cublasDgemm(c.blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(k.l), static_cast<int>(sub),
+                                   static_cast<int>(k.n), &one, k.in, static_cast<int>(k.ld_in), k.dense,
+                                   static_cast<int>(k.n), &k.beta, k.out + (j0 + s0) * k.ld_out,
+                                   static_cast<int>(k.ld_out)));
+    }
+    return;
+  }
   if (narrow_enabled(k)) {
     if (k.transposed) launch_ztl_narrow(k, geno, pitch, j0, rows, c.stream);
     else launch_zl_narrow<1>(k, geno, pitch, j0, rows, first_chunk, c.stream);
@@ -359,7 +391,9 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
                     int8_route::applies(c.stream, transposed, n, k);
   if (setting == tuning::int8::require && !int8)
     throw unsupported_error("gemm (cuda): PMX_GEMM_INT8=require, but the INT8 route does not apply here");
-  std::vector<size_t> sizes(slot_int8 + 1, 0);
+  const bool wide = transposed && !int8 && l >= wide_columns;
+  std::vector<size_t> sizes(slot_dense + 1, 0);
+  sizes[slot_dense] = wide ? static_cast<size_t>(std::min(k, wide_rows) * n * 8) : 0;
   sizes[slot_table] = int8 ? 0 : static_cast<size_t>(k * 4 * 8);
   sizes[slot_int8] = int8 ? static_cast<size_t>(int8_route::scratch_bytes(transposed, n, k)) : 0;
   sizes[slot_centring] = static_cast<size_t>(2 * k * 8);
@@ -379,7 +413,7 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
   }
   // Partial sums: at least one split; up to what the planner wants, within the budget.
   const int64_t part_rows = transposed ? chunk_rows : n;
-  const int64_t min_part = int8 ? 0 : part_rows * dev::cols * 8;
+  const int64_t min_part = int8 || wide ? 0 : part_rows * dev::cols * 8;
   const int64_t want_part = min_part * 4 * di.sms;  // capped again by the split planner
   int64_t part_bytes = std::min<int64_t>(want_part, std::max<int64_t>(min_part, budget - fixed));
   part_bytes = std::min<int64_t>(part_bytes, std::max<int64_t>(min_part, int64_t{1} << 30));
@@ -436,7 +470,8 @@ void genotype_gemm(const executor& exec, const resident_genotypes* r, const vari
 
   const tuning& tu = exec.tuning();
   call kc{transposed, use_m16(exec, c, di), tu.gemm_narrow, tu.gemm_ztl_mt4, n, l, di.sms, table, in_d, ld_in_d, out_d, ld_out_d, beta,
-          static_cast<double*>(c.slot(slot_part)), part_bytes};
+          static_cast<double*>(c.slot(slot_part)), part_bytes,
+          wide ? static_cast<double*>(c.slot(slot_dense)) : nullptr};
   if (int8) {
     const int8_route::product pr{transposed, r->data, r->pitch, n, k, centring, scale ? centring + k : nullptr,
                                  l, in_d, ld_in_d, beta, out_d, ld_out_d};

@@ -11,7 +11,7 @@ double hwe_exact_p(int64_t hom1, int64_t het, int64_t hom2, bool midp) {
   const int64_t n = hom1 + het + hom2;
   if (n == 0) return midp ? 0.5 : 1.0;
   const double homr0 = double(std::min(hom1, hom2)), homc0 = double(std::max(hom1, hom2));
-  constexpr double tie = 1e-12, negligible = 1e-17, big = 1e280;
+  constexpr double tie = hwe_tie_tolerance, negligible = 1e-17, big = 1e280;
   // Terms relative to P(observed) = 1: at most as likely (tail, ties among them) or more (centre).
   // `unit` is P(observed) in the current scale (1 until a rescale).
   double tail = 1.0, ties = 1.0, centre = 0.0, unit = 1.0;

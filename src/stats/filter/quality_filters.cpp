@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "panoramix/allele_frequencies.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/hardy_weinberg.hpp"
 #include "panoramix/ops/allele_counts.hpp"
 #include "panoramix/ops/table_products.hpp"
+#include "stats/filter/random_thinning.hpp"
 
 namespace pmx {
 namespace {
@@ -27,42 +27,17 @@ std::string plural(int64_t k, const std::string& what) {
   return std::to_string(k) + " " + what + (k == 1 ? "" : "s");
 }
 
-// A reproducible uniform draw: splitmix64 (its output is the same on every platform and library,
-// unlike std::uniform_int_distribution's).
-struct splitmix {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+// --thin-count (variants, `unit` "variant") or --thin-indiv-count (samples): plink2's draw of
+// `keep` of the `n` items left, its warning when there are no more than `keep`, its log line.
+std::vector<uint8_t> thin_items(int64_t n, int64_t keep, const std::string& flag, const std::string& unit,
+                                detail::sfmt19937& rng, std::vector<std::string>& log) {
+  if (keep == 0) throw input_error(flag + " 0 would remove every " + unit);
+  if (keep >= n) {
+    log.push_back("Warning: " + flag + " parameter exceeds # of remaining " + unit + "s; skipping.");
+    return std::vector<uint8_t>(static_cast<size_t>(n), 1);
   }
-  uint64_t below(uint64_t bound) {  // rejection: no modulo bias
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
-    uint64_t x;
-    do x = next(); while (x >= limit);
-    return x % bound;
-  }
-};
-
-void thin_count(selected_genotypes& data, const quality_filter_options& opt, std::vector<std::string>& log) {
-  const int64_t m = data.n_variants();
-  if (opt.thin_count >= m) {
-    log.push_back("Warning: --thin-count parameter exceeds # of remaining variants; skipping.");
-    return;
-  }
-  if (opt.thin_count == 0) throw input_error("--thin-count 0 would remove every variant");
-  // Partial Fisher-Yates: the first thin_count entries of a random permutation are kept.
-  std::vector<int64_t> order(static_cast<size_t>(m));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  splitmix rng{opt.seed};
-  for (int64_t k = 0; k < opt.thin_count; ++k)
-    std::swap(order[k], order[k + static_cast<int64_t>(rng.below(static_cast<uint64_t>(m - k)))]);
-  std::vector<uint8_t> keep(static_cast<size_t>(m), 0);
-  for (int64_t k = 0; k < opt.thin_count; ++k) keep[order[k]] = 1;
-  data.keep_variants_where(keep);
-  log.push_back("--thin-count: " + plural(m - data.n_variants(), "variant") + " removed (" +
-                std::to_string(data.n_variants()) + " remaining).");
+  log.push_back(flag + ": " + plural(n - keep, unit) + " removed (" + std::to_string(keep) + " remaining).");
+  return plink2_thinning_mask(n, keep, rng);
 }
 
 // --mind: per-sample missing calls as row sums of the missing indicator; on Y only males count
@@ -102,14 +77,43 @@ void mind_filter(const executor& exec, selected_genotypes& data, const quality_f
   log.push_back(plural(removed, "sample") + " removed due to missing genotype data (--mind).");
 }
 
-// Counts of one pass over the variants: the frequencies (founders unless --nonfounders, haploid
-// rules as freq), founders' genotype classes for --hwe, males' missing calls on Y for --geno.
-struct variant_tallies {
-  allele_frequencies freq;
-  std::vector<variant_counts> hwe_counts, male_counts;
+// The samples of plink2's X test among the counted ones (founders unless --nonfounders): X is
+// tested only when one of them has a known sex (else it is haploid to plink2 and skipped); males
+// give their homozygous calls as alleles; females their genotypes. Unknown-sex samples are left
+// out, except when no counted sample is male: plink2 2.00a3.5 then counts them with the females
+// (its unknown-sex counts are only taken alongside the males'; checked against plink2 in
+// tests/cli/test_make_bed.cpp).
+struct x_test_samples {
+  bool testable = false;
+  std::vector<uint8_t> females, males;
 };
 
-variant_tallies tally_variants(const executor& exec, const selected_genotypes& data,
+x_test_samples x_samples(const selected_genotypes& data, const std::vector<uint8_t>& counted) {
+  x_test_samples x;
+  bool any_male = false;
+  for (int64_t i = 0; i < data.n_samples(); ++i) {
+    const int sex = data.sample(i).sex;
+    x.testable = x.testable || (counted[i] && sex != 0);
+    any_male = any_male || (counted[i] && sex == 1);
+  }
+  for (int64_t i = 0; i < data.n_samples(); ++i) {
+    const int sex = data.sample(i).sex;
+    x.females.push_back(counted[i] && (sex == 2 || (sex == 0 && !any_male)));
+    x.males.push_back(counted[i] && sex == 1);
+  }
+  return x;
+}
+
+// Counts of one pass over the variants: the frequencies (founders unless --nonfounders, haploid
+// rules as freq), the counted samples' genotype classes for --hwe (on X, the X test's females and
+// males apart), males' missing calls on Y for --geno.
+struct variant_tallies {
+  allele_frequencies freq;
+  std::vector<variant_counts> hwe_counts, male_counts, x_females, x_males;
+  bool x_testable = false;
+};
+
+variant_tallies tally_variants(const executor& exec, const selected_genotypes& data, const std::vector<kind>& kinds,
                                const quality_filter_options& opt, progress_sink* progress) {
   const int64_t n = data.n_samples(), m = data.n_variants();
   variant_tallies t;
@@ -122,10 +126,16 @@ variant_tallies tally_variants(const executor& exec, const selected_genotypes& d
     counted.push_back(opt.nonfounders || data.sample(i).founder());
     males.push_back(data.sample(i).sex == 1);
   }
-  if (opt.hwe >= 0) t.hwe_counts.resize(static_cast<size_t>(m));
+  const bool has_x = std::find(kinds.begin(), kinds.end(), kind::x) != kinds.end();
+  const bool has_y = std::find(kinds.begin(), kinds.end(), kind::y) != kinds.end();
+  x_test_samples x;
+  if (opt.hwe >= 0) {
+    t.hwe_counts.resize(static_cast<size_t>(m));
+    if (has_x) x = x_samples(data, counted);
+    t.x_testable = x.testable;
+    if (x.testable) t.x_females.resize(static_cast<size_t>(m)), t.x_males.resize(static_cast<size_t>(m));
+  }
   // Males' missing calls matter only on Y.
-  bool has_y = false;
-  for (int64_t j = 0; j < m && !has_y; ++j) has_y = opt.chromosomes.classify(data.variant(j).chrom) == kind::y;
   if (opt.geno >= 0 && has_y) t.male_counts.resize(static_cast<size_t>(m));
   for (int64_t first = 0; first < m; first += opt.block_variants) {
     const int64_t count = std::min(opt.block_variants, m - first);
@@ -134,6 +144,10 @@ variant_tallies tally_variants(const executor& exec, const selected_genotypes& d
     counter.add_block(exec, first, g, t.freq);
     if (opt.hwe >= 0) allele_counts(exec, g, counted, std::span(t.hwe_counts).subspan(first, count));
     if (!t.male_counts.empty()) allele_counts(exec, g, males, std::span(t.male_counts).subspan(first, count));
+    if (x.testable && std::find(kinds.begin() + first, kinds.begin() + first + count, kind::x) != kinds.begin() + first + count) {
+      allele_counts(exec, g, x.females, std::span(t.x_females).subspan(first, count));
+      allele_counts(exec, g, x.males, std::span(t.x_males).subspan(first, count));
+    }
     report(progress, "variant counts (--geno/--hwe/--maf)", double(first + count) / double(m));
   }
   return t;
@@ -156,13 +170,7 @@ void variant_filters(const executor& exec, selected_genotypes& data, const quali
   const int64_t n = data.n_samples(), m = data.n_variants();
   std::vector<kind> kinds(static_cast<size_t>(m));
   for (int64_t j = 0; j < m; ++j) kinds[j] = opt.chromosomes.classify(data.variant(j).chrom);
-  if (opt.hwe >= 0 && std::find(kinds.begin(), kinds.end(), kind::x) != kinds.end())
-    for (int64_t i = 0; i < n; ++i)
-      if ((opt.nonfounders || data.sample(i).founder()) && data.sample(i).sex != 0)
-        throw input_error("--hwe on chromosome X with samples of known sex: plink2 tests X with the males "
-                          "counted (Graffelman-Weir), which panoramix does not implement; add --not-chr X "
-                          "or --autosome");
-  const variant_tallies t = tally_variants(exec, data, opt, progress);
+  const variant_tallies t = tally_variants(exec, data, kinds, opt, progress);
   std::vector<uint8_t> alive(static_cast<size_t>(m), 1), drop(static_cast<size_t>(m), 0);
   if (opt.geno >= 0) {
     int64_t males = 0;
@@ -174,15 +182,23 @@ void variant_filters(const executor& exec, selected_genotypes& data, const quali
     log.push_back("--geno: " + plural(removed, "variant") + " removed due to missing genotype data.");
   }
   if (opt.hwe >= 0) {
-    // Haploid chromosomes are not tested (X only reaches here without known sexes: plink2 skips it).
+    // Y and MT are not tested; X with the X test when plink2 tests it (else it is haploid to plink2).
     for (int64_t j = 0; j < m; ++j) {
       const kind k = kinds[j];
       const variant_counts& c = t.hwe_counts[j];
-      drop[j] = k != kind::x && k != kind::y && k != kind::mt &&
-                hwe_exact_p(c.hom_a1, c.het, c.hom_a2, opt.hwe_midp) < opt.hwe;
+      double p = 1;
+      if (k == kind::x) {
+        if (t.x_testable) {
+          const variant_counts &f = t.x_females[j], &male = t.x_males[j];
+          p = hwe_x_exact_p(f.hom_a1, f.het, f.hom_a2, male.hom_a1, male.hom_a2, opt.hwe_midp);
+        }
+      } else if (k != kind::y && k != kind::mt) {
+        p = hwe_exact_p(c.hom_a1, c.het, c.hom_a2, opt.hwe_midp);
+      }
+      drop[j] = p < opt.hwe;
     }
     const int64_t removed = drop_variants(alive, drop, "--hwe");
-    log.push_back("--hwe: " + plural(removed, "variant") + " removed due to Hardy-Weinberg exact test (" +
+    log.push_back(std::string(opt.hwe_midp ? "--hwe midp: " : "--hwe: ") + plural(removed, "variant") + " removed due to Hardy-Weinberg exact test (" +
                   (opt.nonfounders ? "all samples" : "founders only") + ").");
   }
   if (opt.maf >= 0 || opt.max_maf >= 0 || opt.mac >= 0) {
@@ -210,7 +226,13 @@ void variant_filters(const executor& exec, selected_genotypes& data, const quali
 std::vector<std::string> apply_quality_filters(const executor& exec, selected_genotypes& data,
                                                const quality_filter_options& opt, progress_sink* progress) {
   std::vector<std::string> log;
-  if (opt.thin_count >= 0) thin_count(data, opt, log);
+  if (opt.thin_count >= 0 || opt.thin_indiv_count >= 0) {
+    detail::sfmt19937 rng = plink2_random_generator(opt.seeds);
+    if (opt.thin_count >= 0)
+      data.keep_variants_where(thin_items(data.n_variants(), opt.thin_count, "--thin-count", "variant", rng, log));
+    if (opt.thin_indiv_count >= 0)
+      data.keep_samples_where(thin_items(data.n_samples(), opt.thin_indiv_count, "--thin-indiv-count", "sample", rng, log));
+  }
   if (opt.mind >= 0) mind_filter(exec, data, opt, progress, log);
   if (opt.geno >= 0 || opt.hwe >= 0 || opt.maf >= 0 || opt.max_maf >= 0 || opt.mac >= 0)
     variant_filters(exec, data, opt, progress, log);

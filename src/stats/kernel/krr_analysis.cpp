@@ -24,14 +24,6 @@ std::string num(double v) { return detail::number_text(v, 6, "NA"); }
 using detail::matched_columns;
 using detail::match_columns;
 
-// TEST restricted to the training variants (by ID), then checked to be the same variants.
-std::unique_ptr<plink_fileset> open_test(const krr_analysis_options& opt, const genotype_source& train) {
-  return detail::open_test_fileset(opt.predict, train);
-}
-
-}  // namespace
-
-namespace {
 
 // --cv's options with a missing grid taken from the single --gamma / --alpha.
 krr_cv_options cv_options(const krr_analysis_options& o) {
@@ -130,11 +122,11 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   r.trait_means = tr.means;
 
   // ---- TEST and the genotypes of the one Gram matrix
-  std::unique_ptr<plink_fileset> test;
+  std::unique_ptr<genotype_source> test;
   std::unique_ptr<concatenated_samples> both;
   if (!opt.predict.empty()) {
     log.begin("read TEST");
-    test = open_test(opt, *train);
+    test = detail::open_test_genotypes(opt.predict, opt.open_predict, *train);
     log.end();
     log.message("--predict " + opt.predict + ": " + std::to_string(test->n_samples()) + " samples on the " +
                 std::to_string(m) + " training variants");

@@ -53,10 +53,10 @@ rr_analysis run_rr_analysis(const rr_analysis_options& opt, const analysis_conte
   for (int64_t i : tr.fitted) r.train_fid.push_back(fid[i]), r.train_iid.push_back(iid[i]);
 
   // ---- TEST: the training variants, centred with the training frequencies
-  std::unique_ptr<plink_fileset> test;
+  std::unique_ptr<genotype_source> test;
   if (!opt.predict.empty()) {
     log.begin("read TEST");
-    test = detail::open_test_fileset(opt.predict, *train);
+    test = detail::open_test_genotypes(opt.predict, opt.open_predict, *train);
     log.end();
     log.message("--predict " + opt.predict + ": " + std::to_string(test->n_samples()) + " samples on the " +
                 std::to_string(m) + " training variants");

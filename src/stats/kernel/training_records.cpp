@@ -8,6 +8,7 @@
 #include "panoramix/concatenated_samples.hpp"
 #include "core/number_text.hpp"
 #include "panoramix/error.hpp"
+#include "panoramix/selected_genotypes.hpp"
 
 namespace pmx::detail {
 
@@ -17,8 +18,10 @@ std::vector<std::string> sample_ids(const genotype_source& s, bool fid) {
   return v;
 }
 
-std::unique_ptr<plink_fileset> open_test_fileset(const std::string& prefix, const genotype_source& train) {
-  auto test = std::make_unique<plink_fileset>(prefix);
+std::unique_ptr<genotype_source> open_test_genotypes(
+    const std::string& path, const std::function<std::unique_ptr<genotype_source>(const std::string&)>& open,
+    const genotype_source& train) {
+  auto test = std::make_unique<selected_genotypes>(open ? open(path) : std::make_unique<plink_fileset>(path));
   std::unordered_map<std::string, int64_t> wanted;
   for (int64_t j = 0; j < train.n_variants(); ++j) wanted.emplace(train.variant(j).id, j);
   test->filter_variants([&](const variant_record& v) { return wanted.count(v.id) > 0; });

@@ -7,10 +7,12 @@
 //    is a named input_error);
 //  - covariates standardised with the fitted samples' means and SDs (divisor n − 1; a covariate
 //    without variance is a named input_error);
-//  - TEST: a PLINK fileset restricted to the training variant IDs, which must then be the training
-//    variants (same order, positions and alleles; check_same_variants names the first difference).
+//  - TEST: genotypes in any format the front end reads (a PLINK fileset by default) restricted to
+//    the training variant IDs, which must then be the training variants (same order, positions and
+//    alleles; check_same_variants names the first difference).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,9 +29,11 @@ namespace pmx::detail {
 /// FIDs (fid = true) or IIDs of every sample of `s`, in order.
 std::vector<std::string> sample_ids(const genotype_source& s, bool fid);
 
-/// The TEST fileset `prefix` restricted to the training variants (by ID), then checked to be the
-/// same variants as `train`.
-std::unique_ptr<plink_fileset> open_test_fileset(const std::string& prefix, const genotype_source& train);
+/// The TEST genotypes `path` (read by `open`, else as a PLINK fileset prefix) restricted to the
+/// training variants (by ID), then checked to be the same variants as `train`.
+std::unique_ptr<genotype_source> open_test_genotypes(
+    const std::string& path, const std::function<std::unique_ptr<genotype_source>(const std::string&)>& open,
+    const genotype_source& train);
 
 /// Columns of a phenotype/covariate table matched to samples (fid, iid): values[column][sample].
 struct matched_columns {

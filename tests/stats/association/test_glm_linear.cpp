@@ -113,13 +113,13 @@ void compare(const std::string& dir, const std::string& bfile, const std::string
                       "/ours"),
             0)
       << read_text(dir + "/ours.log");
-  ASSERT_EQ(run("plink2 --bfile " + bfile + " --pheno " + pheno + cov + " --not-chr X,Y,XY,MT --glm " + plink_flags +
+  ASSERT_EQ(run("plink2 --bfile " + bfile + " --pheno " + pheno + cov + " --not-chr Y,MT --glm " + plink_flags +
                 " --out " + dir + "/plink"),
             0)
       << read_text(dir + "/plink.log");
   std::set<std::string> ties;
   if (allow_tie_flips) {
-    EXPECT_EQ(run("plink2 --bfile " + bfile + " --not-chr X,Y,XY,MT --freq --out " + dir + "/plink"), 0);
+    EXPECT_EQ(run("plink2 --bfile " + bfile + " --not-chr Y,MT --freq --out " + dir + "/plink"), 0);
     ties = exact_ties(dir + "/plink.afreq");
   }
   for (const auto& t : traits)
@@ -172,6 +172,26 @@ TEST(GlmLinear, SimulatedWithMissingCallsAndCovariatesEqualsPlink2) {
   // hide-covar and --covar-variance-standardize, as plink2 spells them.
   compare(dir, dir + "/s", dir + "/y.txt", dir + "/c.txt", "--hide-covar --covar-variance-standardize",
           "hide-covar --covar-variance-standardize", {"trait1", "trait2"});
+}
+
+// Chromosome X as plink2 tests it: SEX (1 male, 2 female) added as the last covariate there,
+// samples of unknown sex left out of X's regressions only; male heterozygous calls as they are.
+TEST(GlmLinear, ChromosomeXWithSexesEqualsPlink2) {
+  PMX_REQUIRE_PLINK2();
+  const std::string dir = work().path("glm_x");
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(panoramix("simulate --samples 500 --variants 3000 --missing 0.02 --chromosomes 3 --traits 2 --seed 5 "
+                      "--out " + dir + "/s"),
+            0);
+  ASSERT_EQ(shell("cd " + dir + " && awk '$1 == 3 {$1 = \"X\"} 1' OFS='\t' s.bim > x.bim && ln -sf s.bed x.bed && "
+                  "awk 'BEGIN {srand(7)} {r = rand(); $5 = r < 0.45 ? 1 : (r < 0.95 ? 2 : 0); print}' s.fam > x.fam && "
+                  "(echo FID IID c1 c2; awk 'BEGIN {srand(9)} {print $1, $2, rand(), 3 * rand()}' s.fam | "
+                  "sort -k2,2r) > c.txt"),
+            0);
+  compare(dir, dir + "/x", dir + "/s.pheno", dir + "/c.txt", "", "", {"trait1", "trait2"}, true);
+  const std::string table = read_text(dir + "/ours.trait1.glm.linear");
+  EXPECT_NE(table.find("\tSEX\t"), std::string::npos);
+  EXPECT_NE(read_text(dir + "/ours.log").find("variants on chromosome X: SEX (1 male, 2 female) added"), std::string::npos);
 }
 
 TEST(GlmLinear, MiceWheatAndRiceEqualPlink2) {
