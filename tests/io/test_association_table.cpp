@@ -1,5 +1,5 @@
-// read_association_table: hand-made tables in each layout; the files plink2 --glm (plain and
-// zstd), PLINK 1.9 --assoc and GEMMA -lm/-lmm write for a simulated set, compared row by row with
+// read_association_table: hand-made tables in each layout; the files assoc --lmm, plink2 --glm
+// (plain and zstd), PLINK 1.9 --assoc and GEMMA -lm/-lmm write for a simulated set, compared row by row with
 // an awk reading of the same file; and malformed tables, which must name the file and line.
 #include <gtest/gtest.h>
 
@@ -121,7 +121,7 @@ TEST(AssociationTable, Plink1AssocWithAlignedColumns) {
 }
 
 // The peers' own files for one simulated set: every counted row equal to awk's reading.
-TEST(AssociationTable, FilesOfPlink2Plink19AndGemma) {
+TEST(AssociationTable, FilesOfAssocPlink2Plink19AndGemma) {
   const std::string dir = work().path("peers");
   std::filesystem::create_directories(dir);
   ASSERT_EQ(panoramix("simulate --samples 300 --variants 600 --traits 1 --qtl 10 --missing 0.01 --monomorphic 0.02 "
@@ -131,6 +131,9 @@ TEST(AssociationTable, FilesOfPlink2Plink19AndGemma) {
   ASSERT_EQ(run("{ awk 'NR == 1 {print \"FID IID c\"; next} {print $1, $2, NR % 3}' " + dir + "/s.pheno > " + dir +
                 "/c.txt; }"),
             0);
+  // panoramix's own mixed-model output (no TEST column).
+  ASSERT_EQ(panoramix("assoc --bfile " + dir + "/s --pheno " + dir + "/s.pheno --lmm --out " + dir + "/o"), 0);
+  expect_same_rows(read_association_table(dir + "/o.trait1.lmm"), read_with_awk(dir + "/o.trait1.lmm", "CHROM", "POS", "P"));
   if (have_program("plink2")) {
     ASSERT_EQ(run("plink2 --bfile " + dir + "/s --pheno " + dir + "/s.pheno --covar " + dir + "/c.txt --glm --out " +
                   dir + "/p"),
