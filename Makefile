@@ -11,7 +11,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 DEB_PACKAGES := cmake ninja-build g++ libopenblas-dev liblapack-dev libcli11-dev libgtest-dev \
                 libgmock-dev gfortran plink1.9 plink2 gemma libsuitesparse-dev libhts-dev libzstd-dev zlib1g-dev libdeflate-dev pkg-config \
                 python3-numpy python3-scipy python3-sklearn \
-                libboost-math-dev libflint-arb-dev
+                libboost-math-dev libflint-arb-dev libcairo2-dev fonts-dejavu-core
 
 .PHONY: all build deps test demo sanitize clean
 
@@ -43,12 +43,13 @@ demo: build
 	bash tools/demo.sh $(BUILD)/panoramix
 
 # ASan + UBSan over the CPU test suite; any report fails the run (halt_on_error, no recovery).
+# Leaks inside system libraries (cairo's fonts) are listed in tools/lsan_suppressions.txt.
 SANITIZE_BUILD ?= build-sanitize
 sanitize: deps
 	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPMX_SANITIZE=ON -DPMX_CUDA=OFF
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -LE cuda
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan_suppressions.txt ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -LE cuda
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)

@@ -96,5 +96,6 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status);
 void add_rr_command(CLI::App& app, int argc, char** argv, int& status);
 void add_convert_command(CLI::App& app, int argc, char** argv, int& status);
 void add_assoc_command(CLI::App& app, int argc, char** argv, int& status);
+void add_plot_command(CLI::App& app, int argc, char** argv, int& status);
 
 }  // namespace pmx::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   pmx::cli::add_krr_command(app, argc, argv, status);
   pmx::cli::add_rr_command(app, argc, argv, status);
   pmx::cli::add_assoc_command(app, argc, argv, status);  // association (cmd_assoc.cpp)
+  pmx::cli::add_plot_command(app, argc, argv, status);   // its Manhattan and QQ plots (cmd_plot.cpp)
   pmx::cli::add_convert_command(app, argc, argv, status);
   pmx::cli::add_matern_command(app, argc, argv, status);  // Matérn covariance (cmd_matern.cpp)
   pmx::cli::add_matern_fit_command(app, argc, argv, status);  // Matérn mixed model (cmd_matern_fit.cpp)

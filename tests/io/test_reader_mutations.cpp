@@ -38,6 +38,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "panoramix/association_table.hpp"
 #include "panoramix/breeding_records.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/frequency_file.hpp"
@@ -193,6 +194,14 @@ std::vector<reader_case> reader_cases() {
                          "2\trs3\tG\tA\t0\t10\nX\trs4\tT\tC\t1e-3\t10\n"}}),
        [](const std::string& p) { read_frequency_file(p + ".frq", plink_fileset(p)); },
        {"of the .bim is not listed"}},
+      {"association_table",
+       {{".glm",
+         {"#CHROM\tPOS\tID\tTEST\tP\n1\t100\trs1\tADD\t1e-06\n1\t100\trs1\tsex\t0.05\n"
+          "chr2\t5\trs2\tADD\tNA\nX\t7\trs3\tADD\t0.3\n",
+          "chr\trs\tps\tp_wald\tp_lrt\n1\trs1\t595\t4.1e-01\t0.4\n10\trs2\t1847\tnan\t0.1\n",
+          " CHR SNP BP P \n 1 rs1 595 0.9243 \n 26 rs2 1847 NA \n"}}},
+       [](const std::string& p) { read_association_table(p + ".glm"); },
+       {"empty (an association table", "no P values", "no ADD rows"}},
   };
 }
 
