@@ -269,7 +269,7 @@ std::vector<gemm_case> all_cases() {
   cases.push_back({129, 2049, 2, 0.6, true, false, false, seed++});  // most calls missing
   cases.push_back({257, 517, 10, 0.6, false, true, true, seed++});   // ... also on the pivot path
   cases.push_back({131, 257, 67, 0.05, false, true, true, seed++});  // l beyond 64 works too
-  // Wide Λ̃ (eigenbasis rotations): decoded blocks of 256 variants and BLAS, partial last block.
+  // Wide Λ̃ (eigenbasis rotations): decoded blocks of variants and BLAS dgemm.
   cases.push_back({301, 600, 256, 0.05, false, true, true, seed++});
   cases.push_back({150, 530, 400, 0.03, true, false, false, seed++});
   for (int64_t l : {3, 4, 5, 6})  // entries that carry the missing sums (3 ≤ l < 8)

@@ -24,7 +24,7 @@
 // take (the missing calls of a variant enter its centring sum; see src/ops/genotype_gemm/cpu.cpp).
 // A variant without called genotypes gives exactly 0. Results do not depend on the thread count or
 // on the instruction set (the same bits on every machine for given inputs and l), except for
-// gemm_transposed with l ≥ 256 (mixed-model rotations), where blocks of 256 variants are decoded
+// gemm_transposed with l ≥ 256 (mixed-model rotations), where blocks of variants are decoded
 // to their dense z values and multiplied by BLAS dgemm: bound as dgemm's (no missing-call term),
 // bits as the BLAS build gives them.
 //

@@ -253,20 +253,22 @@ void gemm(const executor& exec, const variant_major_view& g, const gemm_centring
                  });
 }
 
-/// Zᵀ·Λ̃ for wide Λ̃ (l ≥ wide_columns: the eigenbasis rotations of mixed-model association): a
-/// block of variants decoded to its dense z values (one row per variant, missing calls 0), then
+/// Zᵀ·Λ̃ for wide Λ̃ (l ≥ wide_columns: the eigenbasis rotations of mixed-model association):
+/// blocks of variants (up to 4,096) decoded to their dense z values (one row per variant, missing calls 0), then
 /// BLAS dgemm. Above that width the product is compute-bound and dgemm's register blocking beats
 /// the table kernels, whose lookups are re-made for every 64-column panel (bench/lmm_vs_gemma.sh).
 constexpr int64_t wide_columns = 256;
-constexpr int64_t wide_block_variants = 256;
+constexpr int64_t wide_block_doubles = int64_t(1) << 24;  // 128 MB of decoded z values per dgemm
 
 void transposed_wide(const executor& exec, const variant_major_view& g, const gemm_centring& c, int64_t l,
                      const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
   const int64_t n = g.n_samples, k = g.n_variants;
   const std::vector<double> zv = z_values(c, k);
-  std::vector<double> D(static_cast<size_t>(std::min(k, wide_block_variants) * n));
-  for (int64_t j0 = 0; j0 < k; j0 += wide_block_variants) {
-    const int64_t rows = std::min(wide_block_variants, k - j0);
+  // Wide blocks: dgemm of n × l by n × rows runs near its peak only for rows in the thousands.
+  const int64_t block = std::clamp<int64_t>(wide_block_doubles / std::max<int64_t>(n, 1), 256, 4096);
+  std::vector<double> D(static_cast<size_t>(std::min(k, block) * n));
+  for (int64_t j0 = 0; j0 < k; j0 += block) {
+    const int64_t rows = std::min(block, k - j0);
 #pragma omp parallel for schedule(static) num_threads(exec.threads())
     for (int64_t r = 0; r < rows; ++r) {
       const uint8_t* codes = g.row(j0 + r);
