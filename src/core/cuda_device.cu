@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/cuda_context.hpp"
+#include "core/cuda_libraries.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx {
@@ -22,7 +23,10 @@ bool cuda_available() {
 
 namespace detail {
 
-std::shared_ptr<cuda_context> make_cuda_context() { return std::make_shared<cuda_context>(); }
+std::shared_ptr<cuda_context> make_cuda_context() {
+  load_cuda_libraries();  // a missing cuBLAS/cuSOLVER/cuSPARSE is reported here, by name
+  return std::make_shared<cuda_context>();
+}
 
 void throw_cuda_error(const char* expr, const char* file, int line, const char* what) {
   throw error(std::string(file) + ":" + std::to_string(line) + ": CUDA error in " + expr + ": " + what);
