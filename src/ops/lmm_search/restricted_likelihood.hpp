@@ -1,17 +1,13 @@
-// The restricted likelihood of one mixed-model fit in the eigenbasis of K, as a function of
-// λ = σg²/σe² (Zhou & Stephens 2012, supplement §3.1; GEMMA's LogRL_f / LogRL_dev1 / LogRL_dev2 /
-// CalcRLWald compute the same quantities through the same projections).
-//
-// The fit's columns, rotated by Uᵀ, are [W (c columns) | x (optional) | y]. With h_i = 1/(λ d_i + 1)
-// every quantity comes from the weighted Gram matrices G_r = Σ_i h_i^r v_i v_iᵀ (r = 0..3) of those
-// columns: projecting out the fixed-effect columns one at a time (a Schur complement per column)
-// gives yᵀPy, yᵀPPy, yᵀPPPy, tr P, tr PP and log|WᵀH⁻¹W| − log|WᵀW|, hence the likelihood and its
-// first two derivatives in λ, all in O(K³) once the O(nK²) Gram sums are formed.
+// The host side of the restricted likelihood (reml_math.hpp): the weighted Gram sums of a fit's
+// columns at one λ, formed in O(n K²) with SIMD loops, and the likelihood, Wald test and λ search
+// on them. Used by the null model and by the cpu fit of every variant (cpu.cpp).
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <vector>
+
+#include "ops/lmm_search/reml_math.hpp"
+#include "panoramix/ops/lmm_search.hpp"
 
 namespace pmx::detail {
 
@@ -24,6 +20,7 @@ struct weighted_grams {
   void resize(int columns);
   double& at(int r, int a, int b) { return g[r][static_cast<size_t>(a * K + b)]; }
   double at(int r, int a, int b) const { return g[r][static_cast<size_t>(a * K + b)]; }
+  reml::grams view() const;
 };
 
 /// h_i^r for r = 1..max_power at one λ, with the traces Σh, Σh² (shared by every column pair of
@@ -46,41 +43,18 @@ void weigh_against(const lambda_weights& w, const double* u, const double* const
 void weigh_columns(const lambda_weights& w, const double* const* cols, int K, int64_t n, int max_power,
                    bool with_unweighted, weighted_grams& out);
 
-/// log L_R(λ) (GEMMA's normalisation), dL/dλ and d²L/dλ² (order 0, 1 or 2; powers up to order + 1
-/// must be present) of y given the other K − 1 columns as fixed effects, over n samples.
-struct reml_point {
-  double f = 0, dev1 = 0, dev2 = 0;
-};
-reml_point restricted_likelihood(const weighted_grams& w, int64_t n, int order);
-
-/// yᵀPy after all K − 1 other columns (GEMMA's P_yy; σe² = P_yy / (n − K + 1) at the REML λ).
+/// reml_math.hpp's functions on host Grams (their working storage allocated here).
+reml::point restricted_likelihood(const weighted_grams& w, int64_t n, int order);
 double projected_yy(const weighted_grams& w);
-
-/// GEMMA's Wald test of column K − 2 (x) after the first K − 2 (W), at the λ the Grams are of:
-/// β = xᵀPy/xᵀPx, se² = yᵀP₁y / ((n − K + 1) xᵀPx), p = F(1, n − K + 1) upper tail of β²/se².
-struct wald_result {
-  double beta = 0, se = 0, p = 0;
-};
-wald_result wald_test(const weighted_grams& w, int64_t n);
-
-/// r² of column `x` on the first `x` columns (unweighted, G_0): 1 − residual / total sum of squares
-/// of x, whose sum is 0 (x centred, the intercept among the first columns).
+reml::wald wald_test(const weighted_grams& w, int64_t n);
 double r2_on_previous(const weighted_grams& w, int x);
 
-/// λ maximising the restricted likelihood, as GEMMA's CalcLambda searches: dL/dλ at the
-/// `regions` + 1 log-spaced points of [l_min, l_max] (`grid_dev1(k)`); in every interval where it
-/// changes sign (or is 0), its root (safeguarded Newton to full precision, `at(λ, 2)` giving
-/// dev1 and dev2); the root of the largest likelihood, replaced by l_min or l_max where either is
-/// larger still (with no sign change, the larger end).
-struct lambda_fit {
-  double lambda = 0, logl = 0;
-};
-struct lambda_search {
-  double l_min = 1e-5, l_max = 1e5;
-  int regions = 10;
-  double grid(int k) const;  ///< the k-th grid point, k = 0..regions
-};
-lambda_fit maximise_restricted_likelihood(const lambda_search& s, const std::function<double(int)>& grid_dev1,
-                                          const std::function<reml_point(double, int)>& at);
+/// The upper tail of F(1, df) at the Wald statistic (NaN for a statistic that is not a number or
+/// negative): the p-value, on the host for both backends (Boost).
+double wald_p(const reml::wald& w);
+
+/// The range's grid points (regions + 1), computed once on the host: the cuda kernel searches the
+/// same points bit for bit.
+std::vector<double> search_grid(const lmm_search_range& range);
 
 }  // namespace pmx::detail

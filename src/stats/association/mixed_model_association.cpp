@@ -11,123 +11,14 @@
 #include "panoramix/executor_array.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
-#include "panoramix/transfer_buffer.hpp"
-#include "stats/association/restricted_likelihood.hpp"
+#include "panoramix/ops/lmm_search.hpp"
 
 namespace pmx {
 namespace {
 
 constexpr double na = std::numeric_limits<double>::quiet_NaN();
 constexpr double eigen_zero = 1e-10;    // GEMMA's EigenDecomp_Zeroed
-constexpr double max_r2 = 0.9999;       // GEMMA's -r2 default
 constexpr int64_t product_doubles = int64_t(1) << 25;  // 256 MB of rotated genotypes per block
-
-// The null model's pieces that every variant's fit shares: the eigenvalues, the rotated
-// covariates and phenotype, and at the λ every search visits (the grid points and l_max) the
-// weights and the [W | y] Gram sums.
-struct shared_fit {
-  int64_t ns = 0;
-  int c = 0;                          // covariates with the intercept
-  std::vector<double> d;              // eigenvalues of K
-  std::vector<double> Wyt;            // Uᵀ[W | y], ns × (c + 1) column-major
-  detail::lambda_search search;
-  std::vector<detail::lambda_weights> points;      // h, h² and log-determinant at each shared λ
-  std::vector<detail::weighted_grams> point_grams;  // [W | y] pairs there, powers 0..2
-  const double* col(int a) const { return Wyt.data() + static_cast<int64_t>(a) * ns; }
-
-  void share(double lambda) {
-    std::vector<const double*> cols;
-    for (int a = 0; a <= c; ++a) cols.push_back(col(a));
-    points.emplace_back().set(d, lambda, 2, true);
-    detail::weigh_columns(points.back(), cols.data(), c + 1, ns, 2, true, point_grams.emplace_back());
-  }
-  int shared(double lambda) const {
-    for (size_t k = 0; k < points.size(); ++k)
-      if (points[k].lambda == lambda) return static_cast<int>(k);
-    return -1;
-  }
-};
-
-// One variant's fit: columns [W | x | y]; its Gram sums at a shared λ from the [W | y] block plus
-// the pairs with x, elsewhere from every pair.
-class variant_fit {
- public:
-  explicit variant_fit(const shared_fit& s) : s_(s), K_(s.c + 2), cols_(static_cast<size_t>(K_)) {
-    for (int a = 0; a < s.c; ++a) cols_[a] = s.col(a);
-    cols_[K_ - 1] = s.col(s.c);
-    g_.resize(K_);
-  }
-
-  // Sets x = Uᵀz and its unweighted sums; false when x is collinear with the covariates.
-  bool set_x(const double* xt) {
-    cols_[x()] = xt;
-    copy_shared(0, s_.point_grams[0]);
-    add_x_pairs(nullptr, 0);
-    return detail::r2_on_previous(g_, x()) <= max_r2;
-  }
-
-  // The likelihood (order 0) and its derivatives (orders 1, 2) at λ.
-  detail::reml_point at(double lambda, int order) {
-    const int k = order <= 1 ? s_.shared(lambda) : -1;
-    if (k >= 0) {
-      const detail::lambda_weights& w = s_.points[k];
-      for (int r = 1; r <= order + 1; ++r) copy_shared(r, s_.point_grams[k]);
-      add_x_pairs(&w, order + 1);
-      set_traces(w);
-      return detail::restricted_likelihood(g_, s_.ns, order);
-    }
-    return detail::restricted_likelihood(weigh(lambda, order + 1, order == 0), s_.ns, order);
-  }
-
-  // Every weighted pair at λ (powers 1..max_power), the unweighted ones kept.
-  const detail::weighted_grams& weigh(double lambda, int max_power, bool with_logdet = false) {
-    w_.set(s_.d, lambda, max_power, with_logdet);
-    detail::weigh_columns(w_, cols_.data(), K_, s_.ns, max_power, false, g_);
-    return g_;
-  }
-
- private:
-  int x() const { return K_ - 2; }
-  int shared(int a) const { return a == K_ - 1 ? s_.c : a; }  // index in [W | y]
-  void copy_shared(int r, const detail::weighted_grams& wy) {
-    for (int a = 0; a < K_; ++a)
-      for (int b = 0; b < K_; ++b)
-        if (a != x() && b != x()) g_.at(r, a, b) = wy.at(r, shared(a), shared(b));
-  }
-  // Σ h^r x v_a for every column a at the powers 1..max_power of w (unweighted: max_power 0).
-  void add_x_pairs(const detail::lambda_weights* w, int max_power) {
-    static const detail::lambda_weights none;
-    sums_.resize(static_cast<size_t>(4 * K_));
-    detail::weigh_against(w ? *w : none, cols_[x()], cols_.data(), K_, s_.ns, max_power, w == nullptr,
-                          sums_.data(), scratch_);
-    for (int a = 0; a < K_; ++a)
-      for (int r = w ? 1 : 0; r <= max_power; ++r) g_.at(r, x(), a) = g_.at(r, a, x()) = sums_[4 * a + r];
-  }
-  void set_traces(const detail::lambda_weights& w) {
-    g_.lambda = w.lambda, g_.trace_h = w.trace_h, g_.trace_h2 = w.trace_h2, g_.logdet_h = w.logdet_h;
-  }
-  const shared_fit& s_;
-  int K_;
-  std::vector<const double*> cols_;
-  detail::weighted_grams g_;
-  detail::lambda_weights w_;
-  std::vector<double> sums_, scratch_;
-};
-
-// The REML λ of the null model [W | y] by the same search.
-detail::lambda_fit null_lambda(const shared_fit& s) {
-  std::vector<const double*> cols;
-  for (int a = 0; a <= s.c; ++a) cols.push_back(s.col(a));
-  detail::weighted_grams g;
-  detail::lambda_weights w;
-  auto at = [&](double l, int order) {
-    w.set(s.d, l, order + 1, true);
-    detail::weigh_columns(w, cols.data(), s.c + 1, s.ns, order + 1, true, g);
-    return detail::restricted_likelihood(g, s.ns, order);
-  };
-  return detail::maximise_restricted_likelihood(
-      s.search, [&](int k) { return at(s.search.grid(k), 1).dev1; }, at);
-}
 
 }  // namespace
 
@@ -190,11 +81,12 @@ void decompose(const executor& exec, const genotype_source& data, const double* 
     if (std::fabs(v) < eigen_zero) v = 0;
 }
 
-// One trait's shared pieces: rotated [W | y], its null model (into r.null), the search's shared λ.
-void prepare_trait(const executor& exec, std::span<const double> y, const double* covariates, int64_t q,
-                   const std::vector<int64_t>& kept, const std::vector<double>& U, shared_fit& s, lmm_association& r) {
-  const int64_t ns = s.ns;
-  const int c = s.c;
+// One trait's shared pieces: rotated [W | y] and its null model (into r.null), as the op's operand.
+lmm_search_operand prepare_trait(const executor& exec, std::span<const double> y, const double* covariates, int64_t q,
+                                 const std::vector<int64_t>& kept, const std::vector<double>& d,
+                                 const std::vector<double>& U, lmm_association& r) {
+  const auto ns = static_cast<int64_t>(kept.size());
+  const int c = static_cast<int>(q + 1);
   std::vector<double> Wy(static_cast<size_t>(ns * (c + 1)));
   for (int64_t a = 0; a < ns; ++a) {
     const int64_t i = kept[a];
@@ -202,51 +94,18 @@ void prepare_trait(const executor& exec, std::span<const double> y, const double
     for (int64_t k = 0; k < q; ++k) Wy[(1 + k) * ns + a] = covariates[i * q + k];
     Wy[c * ns + a] = y[i];
   }
-  s.Wyt.resize(Wy.size());
-  dense_gemm(exec.host(), true, false, ns, c + 1, ns, 1.0, U.data(), ns, Wy.data(), ns, 0.0, s.Wyt.data(), ns);
-  const detail::lambda_fit null = null_lambda(s);
-  if (std::isnan(null.lambda))
-    throw numeric_error("--lmm: the search for the null model's lambda did not converge (GEMMA's search)");
-  std::vector<const double*> cols;
-  for (int a = 0; a <= c; ++a) cols.push_back(s.col(a));
-  detail::lambda_weights w;
-  detail::weighted_grams g;
-  w.set(s.d, null.lambda, 1, false);
-  detail::weigh_columns(w, cols.data(), c + 1, ns, 1, true, g);
+  std::vector<double> Wyt(Wy.size());
+  dense_gemm(exec.host(), true, false, ns, c + 1, ns, 1.0, U.data(), ns, Wy.data(), ns, 0.0, Wyt.data(), ns);
+  lmm_search_operand model(exec, ns, c, d.data(), Wyt.data());
   double trace_K = 0;
-  for (double v : s.d) trace_K += v;
+  for (double v : d) trace_K += v;
   trace_K /= double(ns);
+  const lmm_null_fit& null = model.null();
   r.null.lambda = null.lambda, r.null.logl = null.logl;
-  r.null.ve = detail::projected_yy(g) / double(ns - c);
+  r.null.ve = null.P_yy / double(ns - c);
   r.null.vg = r.null.ve * null.lambda;
   r.null.pve = trace_K * null.lambda / (trace_K * null.lambda + 1.0);
-  for (int k = 0; k <= s.search.regions; ++k) s.share(s.search.grid(k));
-  if (s.shared(s.search.l_max) < 0) s.share(s.search.l_max);
-}
-
-// One variant's test for one trait (x = Uᵀz in the fit's basis).
-void test_variant(variant_fit& fit, const shared_fit& s, const lmm_options& o, const double* xt, int64_t j,
-                  lmm_association& r) {
-  if (!fit.set_x(xt)) {
-    r.error[j] = lmm_error::collinear_with_covariates;
-    return;
-  }
-  detail::lambda_fit lf;
-  if (o.null_lambda) {
-    lf.lambda = r.null.lambda;
-    lf.logl = fit.at(r.null.lambda, 0).f;
-  } else {
-    lf = detail::maximise_restricted_likelihood(
-        s.search, [&](int k) { return fit.at(s.search.grid(k), 1).dev1; },
-        [&](double l, int order) { return fit.at(l, order); });
-  }
-  if (std::isnan(lf.lambda)) {
-    r.error[j] = lmm_error::lambda_not_found;
-    return;
-  }
-  const detail::wald_result w = detail::wald_test(fit.weigh(lf.lambda, 1), s.ns);
-  r.beta[j] = w.beta, r.se[j] = w.se, r.p[j] = w.p;
-  r.lambda[j] = lf.lambda, r.logl[j] = lf.logl;
+  return model;
 }
 
 }  // namespace
@@ -292,13 +151,11 @@ std::vector<lmm_association> run_lmm_association(const executor& exec, const gen
     detail::stage_clock clock(stages);
     std::vector<double> d, U;
     clock.time("eigendecomposition", [&] { decompose(exec, data, K, kept, d, U); });
-    std::vector<shared_fit> fits(traits.size());
+    std::vector<lmm_search_operand> fits;
     for (size_t k = 0; k < traits.size(); ++k) {
-      shared_fit& s = fits[k];
-      s.ns = ns, s.c = static_cast<int>(q + 1), s.d = d;
       lmm_association& r = results[traits[k]];
       r.samples = ns;
-      prepare_trait(exec, ys[traits[k]], covariates, q, kept, U, s, r);
+      fits.push_back(prepare_trait(exec, ys[traits[k]], covariates, q, kept, d, U, r));
       r.miss_ct.assign(static_cast<size_t>(m), 0);
       r.alt_freq.assign(static_cast<size_t>(m), na);
       r.error.assign(static_cast<size_t>(m), lmm_error::none);
@@ -322,7 +179,10 @@ std::vector<lmm_association> run_lmm_association(const executor& exec, const gen
     }
 
     const int64_t block = std::clamp<int64_t>(product_doubles / std::max<int64_t>(ns, 1), 64, 8192);
-    transfer_buffer Xt(exec, static_cast<size_t>(std::min(block, m) * ns));
+    // Uᵀx stays where the product leaves it: device memory for cuda, where the search reads it.
+    executor_array<double> Xt(exec, static_cast<size_t>(std::min(block, m) * ns));
+    std::vector<uint8_t> test;
+    std::vector<lmm_variant_fit> fitted;
     std::vector<double> half_mean;
     lmm_association& first_trait = results[traits[0]];
     for (int64_t first = 0; first < m; first += block) {
@@ -357,14 +217,20 @@ std::vector<lmm_association> run_lmm_association(const executor& exec, const gen
                         lambda_rows.data(), ns, 0.0, Xt.data(), ns);
       });
       clock.time("lambda search and test", [&] {
+        test.resize(static_cast<size_t>(count));
+        fitted.resize(static_cast<size_t>(count));
+        for (int64_t b = 0; b < count; ++b) test[b] = first_trait.error[first + b] == lmm_error::none;
         for (size_t k = 0; k < traits.size(); ++k) {
           lmm_association& r = results[traits[k]];
-#pragma omp parallel num_threads(exec.threads())
-          {
-            variant_fit fit(fits[k]);
-#pragma omp for schedule(dynamic, 16)
-            for (int64_t b = 0; b < count; ++b)
-              if (r.error[first + b] == lmm_error::none) test_variant(fit, fits[k], o, Xt.data() + b * ns, first + b, r);
+          lmm_fit_variants(fits[k], count, Xt.data(), ns, test.data(), o.null_lambda ? r.null.lambda : na,
+                           fitted.data());
+          for (int64_t b = 0; b < count; ++b) {
+            const lmm_variant_fit& f = fitted[b];
+            const int64_t j = first + b;
+            if (f.status == lmm_fit_status::collinear_with_covariates) r.error[j] = lmm_error::collinear_with_covariates;
+            if (f.status == lmm_fit_status::lambda_not_found) r.error[j] = lmm_error::lambda_not_found;
+            if (f.status != lmm_fit_status::tested) continue;
+            r.beta[j] = f.beta, r.se[j] = f.se, r.p[j] = f.p, r.lambda[j] = f.lambda, r.logl[j] = f.logl;
           }
         }
       });
