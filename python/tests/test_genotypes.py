@@ -97,16 +97,3 @@ def test_bad_selections_and_options_raise(sim):
         pmx.Genotypes.open(sim, species="unicorn")
     with pytest.raises(pmx.InputError):
         pmx.Genotypes.open(sim, threads=-3)
-
-
-def test_device_cuda(sim):
-    if not pmx.cuda_available():
-        with pytest.raises(pmx.UnsupportedError) as e:
-            pmx.Genotypes.open(sim, device="cuda")
-        assert isinstance(e.value, NotImplementedError)
-        pytest.skip("no GPU visible (or CUDA not built): device='cuda' raises UnsupportedError, as the CLI; "
-                    "the cuda products are not run here")
-    g = pmx.Genotypes.open(sim, device="cuda")
-    c = pmx.Genotypes.open(sim, device="cpu")
-    L = np.random.default_rng(1).standard_normal((g.n_variants, 3))
-    np.testing.assert_allclose(g @ L, c @ L, rtol=1e-10, atol=1e-10)
