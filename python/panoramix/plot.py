@@ -212,7 +212,7 @@ def manhattan(assoc: Union[AssociationTable, str, "os.PathLike[str]"], genome_wi
     top = lay["y_max"]
     for p, style in ((genome_wide, "-"), (suggestive, "--")):
         if p is not None:
-            ax.axhline(-np.log10(p), color="#c0392b", ls=style, lw=0.8)
+            ax.axhline(-np.log10(p), color="#c0392b" if style == "-" else "0.5", ls=style, lw=0.8)
             top = max(top, -np.log10(p))
     ax.set_ylim(0, top * 1.05 + 0.1)
     ax.set_xlabel("chromosome")
@@ -245,7 +245,7 @@ def qq(assoc: Union[AssociationTable, np.ndarray, str, "os.PathLike[str]"], titl
     ax.set_ylim(0, top * 1.05)
     ax.set_xlabel("expected -log10 P")
     ax.set_ylabel("observed -log10 P")
-    ax.text(0.04, 0.96, f"λ_GC = {lay['lambda_gc']:.3f}", transform=ax.transAxes, va="top")
+    ax.text(0.04, 0.96, f"λ_GC = {lay['lambda_gc']:.3f}\nn = {len(lay['x']):,}", transform=ax.transAxes, va="top")
     if title:
         ax.set_title(title)
     return fig
