@@ -9,6 +9,7 @@ The same computations as the ``panoramix`` command line, called in-process on th
     R = pmx.ld(g, variants=slice(0, 2000))        # = panoramix ld --r2 square
     vals, vecs = pmx.pca(g, pcs=10)               # = panoramix pca
     fit = pmx.gblup(g, y)                         # = panoramix gblup
+    gwas = pmx.glm(g, y)                          # = panoramix assoc --glm (autosomes)
     Y = g @ L;  W = g.T @ Lt                      # Z·Λ and Zᵀ·Λ̃ on the 2-bit data
     pmx.plot.pca(vals, vecs, groups=labels)       # matplotlib figures
 
@@ -27,7 +28,7 @@ from ._panoramix import (  # noqa: F401  (the compiled module)
     cuda_available,
     cuda_compiled_in,
 )
-from .association import AssociationTable, read_association
+from .association import AssociationTable, GlmResult, glm, read_association
 from .genotypes import Genotypes
 from .statistics import GblupFit, PcaResult, gblup, grm, ld, pca
 from . import plot
@@ -38,6 +39,8 @@ __all__ = [
     "ld",
     "pca",
     "gblup",
+    "glm",
+    "GlmResult",
     "GblupFit",
     "PcaResult",
     "read_association",

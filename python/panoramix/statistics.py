@@ -1,11 +1,12 @@
 """The command line's statistics on a :class:`Genotypes`, with numpy results."""
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Any, NamedTuple, Optional, Union
 
 import numpy as np
 
 from . import _panoramix
+from .association import covariate_columns
 from .genotypes import Genotypes, Progress, Selection
 
 
@@ -156,22 +157,8 @@ def gblup(g: Genotypes, y: Any, covariates: Any = None, reml: Optional[bool] = N
             fitted sample, h2 outside [0, 1), h2 with reml=True, reml=False without h2.
         NumericError: a model that cannot be fitted (collinear covariates, say).
     """
-    n = g.n_samples
     yy = np.asarray(y, dtype=np.float64).ravel()
-    names: list[str] = []
-    columns: list[np.ndarray] = []
-    if isinstance(covariates, Mapping):
-        for name, values in covariates.items():
-            names.append(str(name))
-            columns.append(np.asarray(values, dtype=np.float64).ravel())
-    elif covariates is not None:
-        c = np.asarray(covariates, dtype=np.float64)
-        if c.ndim == 1:
-            c = c[:, None]
-        if c.ndim != 2 or c.shape[0] != n:
-            raise _panoramix.InputError(f"covariates must be ({n}, c) (one row per kept sample); got shape {c.shape}")
-        names = [f"covar{j + 1}" for j in range(c.shape[1])]
-        columns = [c[:, j].copy() for j in range(c.shape[1])]
+    names, columns = covariate_columns(covariates, g.n_samples)
     if reml is False and h2 is None:
         raise _panoramix.InputError("reml=False needs a given h2")
     r = _panoramix.gblup(g._g, yy, trait, columns, names, h2, bool(reml), method, evaluator, pev, grm_bend,

@@ -1,11 +1,15 @@
-// Association results for the plots: tables read as `panoramix plot` reads them, and the plots'
-// geometry (Manhattan positions, QQ quantiles with the 95 % band, λ_GC) from the library, so that
-// panoramix.plot draws what the command line draws.
+// Association: `assoc --glm`'s linear regressions on arrays, tables read as `panoramix plot` reads
+// them, and the plots' geometry (Manhattan positions, QQ quantiles with the 95 % band, λ_GC) from
+// the library, so that panoramix.plot draws what the command line draws.
 #include <string_view>
 #include <unordered_map>
 
+#include "genotypes.hpp"
 #include "io/chromosome_order.hpp"
 #include "module.hpp"
+#include "panoramix/allele_frequencies.hpp"
+#include "panoramix/linear_association.hpp"
+#include "python_log.hpp"
 #include "panoramix/association_table.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/genomic_control.hpp"
@@ -81,6 +85,38 @@ py::dict qq(const std::vector<double>& p) {
   return d;
 }
 
+// `assoc --glm` for a quantitative y on the autosomal variants: A1 from the founders' frequencies,
+// then run_linear_association, as run_association_analysis does for them.
+py::dict glm(const genotypes& g, std::vector<double> y, const std::vector<double>& covariates, int64_t q,
+             const std::vector<std::string>& names, py::object progress) {
+  const int64_t n = g.data().n_samples();
+  if (static_cast<int64_t>(y.size()) != n)
+    throw input_error("y has " + std::to_string(y.size()) + " values; it needs one per kept sample (" +
+                      std::to_string(n) + "; NaN for a missing one)");
+  if (static_cast<int64_t>(covariates.size()) != n * q || static_cast<int64_t>(names.size()) != q)
+    throw logic_error("glm: covariates must be n x q with q names");
+  python_log log(std::move(progress));
+  auto data = g.autosomal();
+  if (data->n_variants() == 0) throw input_error(g.data().name() + ": no autosomal variants left");
+  linear_association r = with_progress(log, [&](python_log& l) {
+    frequency_options fo;
+    fo.chromosomes = g.chromosomes();
+    const allele_frequencies af = compute_allele_frequencies(g.exec(), *data, fo, &l);
+    return run_linear_association(g.exec(), *data, y, q ? covariates.data() : nullptr, q, names, af.a1, &l);
+  });
+  const auto m = static_cast<py::ssize_t>(data->n_variants()), t = static_cast<py::ssize_t>(r.tests.size());
+  py::list errors;
+  for (glm_error e : r.error) errors.append(glm_error_name(e));
+  py::dict d;
+  d["variant_index"] = owning_vector(std::vector<int64_t>(data->variant_index()));
+  d["tests"] = r.tests, d["errors"] = errors, d["samples"] = r.samples;
+  d["a1_is_ref"] = owning_vector(std::move(r.a1_is_ref));
+  d["obs_ct"] = owning_vector(std::move(r.obs_ct));
+  d["beta"] = owning_array(std::move(r.beta), {m, t}), d["se"] = owning_array(std::move(r.se), {m, t});
+  d["t"] = owning_array(std::move(r.t), {m, t}), d["p"] = owning_array(std::move(r.p), {m, t});
+  return d;
+}
+
 }  // namespace
 
 void bind_association(py::module_& m) {
@@ -92,6 +128,8 @@ void bind_association(py::module_& m) {
         return table_dict(without_gil([&] { return read_association_table(path, o); }));
       },
       py::arg("path"), py::arg("p_column") = "");
+  m.def("glm", &glm, py::arg("g"), py::arg("y"), py::arg("covariates"), py::arg("q"), py::arg("names"),
+        py::arg("progress") = py::none());
   m.def("manhattan_layout", &manhattan, py::arg("chrom"), py::arg("pos"), py::arg("p"));
   m.def("qq_layout", &qq, py::arg("p"));
   m.def(

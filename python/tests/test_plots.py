@@ -92,3 +92,34 @@ def test_grm_heatmap(hapmap, workdir):
     render(fig, workdir / "grm.png", 600, 520)
     with pytest.raises(pmx.InputError):
         pmx.plot.grm(G[:3])
+
+
+def test_glm_equals_glm_linear(sim, workdir):
+    g = pmx.Genotypes.open(sim, threads=THREADS)
+    from conftest import read_pheno
+    pheno = read_pheno(f"{sim}.pheno")
+    s = g.samples
+    y = np.array([pheno[(f, i)] for f, i in zip(s.fid, s.iid)])
+    rng = np.random.default_rng(8)
+    c = rng.standard_normal(g.n_samples)
+    c[4] = np.nan
+    covar = workdir / "c.txt"
+    covar.write_text("FID IID pc1\n" + "".join(f"{f} {i} {'NA' if np.isnan(v) else repr(v)}\n"
+                                               for f, i, v in zip(s.fid, s.iid, c)))
+    out = workdir / "gwas"
+    run_cli("assoc", "--bfile", str(sim), "--pheno", f"{sim}.pheno", "--covar", str(covar), "--glm",
+            "--out", str(out), "--threads", str(THREADS))
+    rows = {}
+    for line in open(f"{out}.trait1.glm.linear").read().splitlines()[1:]:
+        f = line.split("\t")
+        rows[(f[2], f[6])] = f
+    r = pmx.glm(g, y, covariates={"pc1": c})
+    assert r.tests == ["ADD", "pc1"]
+    assert len(r.variants) == int(np.sum(g.variants.chrom != "X"))  # the autosomes
+    fmt = lambda x: "NA" if np.isnan(x) else f"{x:.6g}"  # the writer's %g with 6 digits
+    for k in range(len(r.variants)):
+        for t, test in enumerate(r.tests):
+            f = rows[(r.variants.id[k], test)]
+            assert f[5] == r.a1[k] and int(f[7]) == r.obs_ct[k] and f[12] == r.errors[k]
+            assert [fmt(r.beta[k, t]), fmt(r.se[k, t]), fmt(r.t[k, t]), fmt(r.p[k, t])] == f[8:12], (k, test)
+    render(pmx.plot.manhattan(r.table()), workdir / "m.png", 1600, 640)
