@@ -150,17 +150,16 @@ py::array genotypes::multiply(const py::array& in, bool transposed) {
                       rows_are.substr(0, rows_are.size() - 1) + " (" + str(rows) + ")");
   const int64_t l = in.ndim() == 2 ? in.shape(1) : 1;
   // Zero-copy when the rows are float64 with unit stride between columns (C order, or a column
-  // slice of it); else one C-ordered copy.
+  // slice of it); else one C-ordered copy. Strides are read from the array actually used.
   py::array_t<double> a = py::array_t<double>::ensure(in);
   if (!a) throw input_error(std::string(name) + " must hold numbers (float64)");
-  const bool rows_contiguous = in.dtype().is(py::dtype::of<double>()) &&
-                               (in.ndim() == 1 ? in.strides(0) == sizeof(double)
-                                               : in.strides(1) == sizeof(double) && in.strides(0) > 0 &&
-                                                     in.strides(0) % sizeof(double) == 0 &&
-                                                     in.strides(0) / int64_t(sizeof(double)) >= l);
+  const auto unit = static_cast<py::ssize_t>(sizeof(double));
+  const bool rows_contiguous =
+      a.ndim() == 1 ? a.strides(0) == unit
+                    : a.strides(1) == unit && a.strides(0) > 0 && a.strides(0) % unit == 0 && a.strides(0) / unit >= l;
   if (!rows_contiguous) a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(in);
   const double* x = a.data();
-  const int64_t ld = in.ndim() == 1 ? 1 : (rows_contiguous ? in.strides(0) / int64_t(sizeof(double)) : l);
+  const int64_t ld = a.ndim() == 1 ? 1 : a.strides(0) / unit;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < l; ++c)
       if (!std::isfinite(x[r * ld + c]))
