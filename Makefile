@@ -2,6 +2,7 @@
 #   make           install missing Debian packages, configure, build (binary: build/panoramix)
 #   make test      install, build, run every test without a GPU
 #   make demo      install, build, simulate a dataset, run freq + grm on it
+#   make python    install, build the Python package in-tree: PYTHONPATH=build/python python3 -c 'import panoramix'
 #   make sanitize  install, build with ASan + UBSan (build-sanitize/, CUDA off), run the tests
 BUILD ?= build
 JOBS  ?= $(shell nproc)
@@ -11,9 +12,10 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 DEB_PACKAGES := cmake ninja-build g++ libopenblas-dev liblapack-dev libcli11-dev libgtest-dev \
                 libgmock-dev gfortran plink1.9 plink2 gemma libsuitesparse-dev libhts-dev libzstd-dev zlib1g-dev libdeflate-dev pkg-config \
                 python3-numpy python3-scipy python3-sklearn \
-                libboost-math-dev libflint-arb-dev libcairo2-dev fonts-dejavu-core
+                libboost-math-dev libflint-arb-dev libcairo2-dev fonts-dejavu-core \
+                pybind11-dev python3-dev python3-pytest python3-matplotlib python3-venv python3-wheel
 
-.PHONY: all build deps test demo sanitize clean
+.PHONY: all build deps test demo python sanitize clean
 
 all: build
 
@@ -41,6 +43,12 @@ test: build
 
 demo: build
 	bash tools/demo.sh $(BUILD)/panoramix
+
+# The Python package in $(BUILD)/python/panoramix (compiled module + the files of python/panoramix).
+python: deps
+	$(MAKE) $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target panoramix_python
+	@echo "Python package built: PYTHONPATH=$(CURDIR)/$(BUILD)/python /usr/bin/python3 -c 'import panoramix'"
 
 # ASan + UBSan over the CPU test suite; any report fails the run (halt_on_error, no recovery).
 # Leaks inside system libraries (cairo's fonts) are listed in tools/lsan_suppressions.txt.

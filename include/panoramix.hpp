@@ -23,6 +23,7 @@
 #include "panoramix/gblup_analysis.hpp"
 #include "panoramix/gblup_files.hpp"
 #include "panoramix/genomic_control.hpp"
+#include "panoramix/genotype_centring.hpp"
 #include "panoramix/genotype_records.hpp"
 #include "panoramix/genotype_source.hpp"
 #include "panoramix/genotype_view.hpp"

@@ -15,6 +15,7 @@
 #include "panoramix/grm.hpp"
 #include "panoramix/grm_check.hpp"
 #include "panoramix/grm_pcs.hpp"
+#include "panoramix/matrix_buffer.hpp"
 
 namespace pmx {
 
@@ -54,6 +55,25 @@ struct gblup_analysis {
   grm_pcs_result pcs;   ///< pcs.pcs == 0 when none were asked for
 };
 
+/// G of the model and its samples, in G's order.
+struct gblup_relationship {
+  int64_t n = 0;
+  std::vector<std::string> fid, iid;
+  matrix_buffer<double> G;  ///< n × n, row-major, symmetric
+};
+
+/// The phenotype and covariates of G's n samples, one value each (NaN: missing), and the names
+/// that messages give them: the command line's say "--pheno FILE", "--covar FILE"; another front
+/// end names its own arguments.
+struct gblup_records {
+  std::vector<double> y;
+  std::string trait;                             ///< the phenotype's name
+  std::vector<std::vector<double>> covariates;   ///< each with n values
+  std::vector<std::string> covariate_names;
+  std::string pheno_source = "--pheno", covar_source = "--covar";
+  std::string covar_hint = "leave it out with --covar-name";  ///< how to drop a constant covariate
+};
+
 /// Throws input_error for options that exclude each other or lie out of range (the checks that
 /// need no input file), naming the option and the value: not exactly one of bfile and grm,
 /// extract with grm, h2 with reml, an h2 that is not a finite number in [0, 1), an mpheno below
@@ -70,5 +90,18 @@ void check_gblup_options(const gblup_analysis_options& opt);
 /// fitted samples, a constant covariate, a G that check_grm_for_model refuses, ...),
 /// numeric_error from the fit.
 gblup_analysis run_gblup_analysis(const gblup_analysis_options& opt, const analysis_context& ctx);
+
+/// G from the genotypes as run_gblup_analysis computes it (opt's method, nonfounders and
+/// chromosome set; the caller drops X/Y/MT), with the samples' FID and IID. Throws input_error
+/// (naming opt.bfile) when `data` has no variant.
+gblup_relationship compute_gblup_relationship(const executor& exec, const gblup_analysis_options& opt,
+                                              const genotype_source& data, analysis_log* log);
+
+/// The rest of run_gblup_analysis once G and the records are at hand: the fitted samples (a
+/// phenotype and every covariate), the checks of the records (refused by the names in `records`),
+/// the check or repair of G (a G with opt.grm set is refused when indefinite, else noted), the
+/// evaluator, the PCs and the fit. The caller checks `opt` first (check_gblup_options).
+gblup_analysis fit_gblup_analysis(const executor& exec, const gblup_analysis_options& opt, gblup_relationship rel,
+                                  const gblup_records& records, analysis_log* log);
 
 }  // namespace pmx

@@ -7,6 +7,7 @@
 #include "capi/genotypes.hpp"
 #include "capi/status.hpp"
 #include "panoramix/allele_frequencies.hpp"
+#include "panoramix/genotype_centring.hpp"
 
 using namespace pmx::capi;
 
@@ -29,27 +30,12 @@ void require_count(const pmx_genotypes& g, int64_t count, const char* array) {
 }  // namespace
 
 void pmx_genotypes::update_centring() {
-  const auto k = static_cast<size_t>(n_variants());
-  p_op.assign(k, 0.0);
-  s_op.clear();
-  bool any_undefined = false;
-  for (size_t j = 0; j < k; ++j) {
-    any_undefined = any_undefined || std::isnan(p[j]);
-    p_op[j] = std::isnan(p[j]) ? 0.0 : p[j];
-  }
-  if (scaling == PMX_SCALE_NONE && !any_undefined) return;  // s = 1: the op's unscaled path
-  s_op.resize(k);
-  for (size_t j = 0; j < k; ++j) {
-    double s = 1.0;
-    if (scaling == PMX_SCALE_USER) {
-      s = user_scale[j];
-    } else if (scaling == PMX_SCALE_STANDARDIZE) {
-      const double v = 2.0 * p[j] * (1.0 - p[j]);
-      s = v > 0 ? 1.0 / std::sqrt(v) : 0.0;  // monomorphic: the column is zero
-    }
-    // An undefined frequency leaves the variant out: Z_ij = 0·(x_ij − 0) = 0 exactly.
-    s_op[j] = std::isnan(p[j]) ? 0.0 : s;
-  }
+  const pmx::genotype_scaling kind = scaling == PMX_SCALE_USER          ? pmx::genotype_scaling::user
+                                     : scaling == PMX_SCALE_STANDARDIZE ? pmx::genotype_scaling::standardized
+                                                                        : pmx::genotype_scaling::none;
+  pmx::genotype_centring c = pmx::make_genotype_centring(p, kind, user_scale);
+  p_op = std::move(c.p);
+  s_op = std::move(c.scale);
 }
 
 extern "C" {

@@ -21,16 +21,9 @@ std::string num(double v) { return detail::number_text(v, 17, "NA"); }
 
 std::string method_name(grm_method m) { return m == grm_method::vanraden ? "vanraden" : "standardized"; }
 
-// G and its samples.
-struct relationship {
-  int64_t n = 0;
-  std::vector<std::string> fid, iid;
-  matrix_buffer<double> G;
-};
-
 // G read from a GCTA GRM, reduced to the --keep samples' rows and columns (in the GRM's order).
-relationship read_grm(const gblup_analysis_options& opt, analysis_log& log) {
-  relationship r;
+gblup_relationship read_grm(const gblup_analysis_options& opt, analysis_log& log) {
+  gblup_relationship r;
   log.begin("read GRM");
   grm_file g = read_gcta_grm(opt.grm);
   log.end();
@@ -59,47 +52,26 @@ relationship read_grm(const gblup_analysis_options& opt, analysis_log& log) {
   return r;
 }
 
-// G computed from the genotypes (as `grm`, without pair counts).
-relationship compute_relationship(const executor& exec, const gblup_analysis_options& opt,
-                                  const genotype_source& data, analysis_log& log) {
-  if (data.n_variants() == 0) throw input_error(opt.bfile + ": no autosomal variants left");
-  grm_options go;
-  go.method = opt.method;
-  go.nonfounders = opt.nonfounders;
-  go.chromosomes = opt.chromosomes;
-  go.pair_counts = false;
-  log.begin("relationship matrix");
-  grm_result g = compute_grm(exec, data, go, &log);
-  log.end();
-  for (const auto& [name, seconds] : g.stage_seconds) log.substage(name, seconds);
-  log.message("GRM (" + method_name(opt.method) + ") of " + std::to_string(g.n) + " samples from " +
-              std::to_string(g.n_variants) + " variants");
-  relationship r;
-  r.n = g.n;
-  r.G = std::move(g.G);
-  for (int64_t i = 0; i < r.n; ++i) {
-    r.fid.push_back(data.sample(i).fid);
-    r.iid.push_back(data.sample(i).iid);
-  }
-  return r;
+void require_pcs_within(const gblup_analysis_options& opt, int64_t n) {
+  if (opt.pc.pcs > n)
+    throw input_error("--pcs " + std::to_string(opt.pc.pcs) + " exceeds the number of samples (" + std::to_string(n) + ")");
 }
 
-// The phenotype and covariates matched to G's samples by FID + IID; the fitted samples are those
-// with a phenotype and every covariate.
-void match_records(const gblup_analysis_options& opt, const relationship& rel, gblup_data& d,
-                   analysis_log& log) {
+// The phenotype and covariates of --pheno/--covar matched to G's samples by FID + IID.
+gblup_records match_records(const gblup_analysis_options& opt, const gblup_relationship& rel, analysis_log& log) {
   const int64_t n = rel.n;
   const phenotype_table pt = read_phenotype_table(opt.pheno, "--pheno");
   const int64_t pcol =
       pt.column(opt.pheno_name.empty() ? std::to_string(opt.mpheno) : opt.pheno_name, "--pheno");
   int64_t matched = 0;
-  const std::vector<double> y_all = match_column(pt, pcol, rel.fid, rel.iid, &matched);
+  gblup_records r;
+  r.y = match_column(pt, pcol, rel.fid, rel.iid, &matched);
+  r.trait = pt.names[pcol];
+  r.pheno_source = "--pheno " + opt.pheno;
   log.message("--pheno " + opt.pheno + ": trait '" + pt.names[pcol] + "', " +
               std::to_string(pt.rows()) + " rows, " + std::to_string(matched) +
               " matched to the " + std::to_string(n) + " genotyped samples, " +
               std::to_string(pt.rows() - matched) + " not in the genotype data (ignored)");
-  std::vector<std::vector<double>> cov_all;
-  std::vector<std::string> cov_names;
   if (!opt.covar.empty()) {
     const phenotype_table ct = read_phenotype_table(opt.covar, "--covar");
     std::vector<int64_t> cols;
@@ -108,51 +80,63 @@ void match_records(const gblup_analysis_options& opt, const relationship& rel, g
     for (const auto& name : opt.covar_names) cols.push_back(ct.column(name, "--covar"));
     int64_t cm = 0;  // samples of the file matched (the same for every column)
     for (int64_t j : cols) {
-      cov_all.push_back(match_column(ct, j, rel.fid, rel.iid, &cm));
-      cov_names.push_back(ct.has_header ? ct.names[j] : "covar" + ct.names[j]);
+      r.covariates.push_back(match_column(ct, j, rel.fid, rel.iid, &cm));
+      r.covariate_names.push_back(ct.has_header ? ct.names[j] : "covar" + ct.names[j]);
     }
+    r.covar_source = "--covar " + opt.covar;
     log.message("--covar " + opt.covar + ": " + std::to_string(cols.size()) + " covariate(s), " +
                 std::to_string(cm) + " samples matched");
   } else if (!opt.covar_names.empty()) {
     throw input_error("--covar-name needs --covar FILE");
   }
-  d.n = n;
-  d.G = rel.G.data();
-  d.covariates.resize(cov_all.size());
-  d.covariate_names = cov_names;
+  return r;
+}
+
+// The fitted samples (a phenotype and every covariate) of `r` into d, refused by name when
+// nothing can be fitted.
+void select_fitted(const gblup_records& r, int64_t n, gblup_data& d, analysis_log& log) {
+  if (static_cast<int64_t>(r.y.size()) != n)
+    throw logic_error("gblup records: " + std::to_string(r.y.size()) + " phenotype values for " + std::to_string(n) +
+                      " samples");
+  for (const auto& cv : r.covariates)
+    if (static_cast<int64_t>(cv.size()) != n)
+      throw logic_error("gblup records: a covariate with " + std::to_string(cv.size()) + " values for " +
+                        std::to_string(n) + " samples");
+  d.covariates.resize(r.covariates.size());
+  d.covariate_names = r.covariate_names;
   int64_t missing_y = 0, missing_cov = 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (std::isnan(y_all[i])) {
+    if (std::isnan(r.y[i])) {
       ++missing_y;
       continue;
     }
     bool ok = true;
-    for (const auto& cv : cov_all) ok = ok && !std::isnan(cv[i]);
+    for (const auto& cv : r.covariates) ok = ok && !std::isnan(cv[i]);
     if (!ok) {
       ++missing_cov;
       continue;
     }
     d.fitted.push_back(i);
-    d.y.push_back(y_all[i]);
-    for (size_t j = 0; j < cov_all.size(); ++j) d.covariates[j].push_back(cov_all[j][i]);
+    d.y.push_back(r.y[i]);
+    for (size_t j = 0; j < r.covariates.size(); ++j) d.covariates[j].push_back(r.covariates[j][i]);
   }
   log.message(std::to_string(d.fitted.size()) + " samples fitted; " + std::to_string(missing_y) +
               " without a phenotype and " + std::to_string(missing_cov) +
               " without every covariate get predictions only");
   if (d.fitted.empty())
-    throw input_error("--pheno " + opt.pheno + ": no genotyped sample has a non-missing value of '" +
-                      pt.names[pcol] + "'" + (opt.covar.empty() ? "" : " and every covariate"));
+    throw input_error(r.pheno_source + ": no genotyped sample has a non-missing value of '" + r.trait + "'" +
+                      (r.covariates.empty() ? "" : " and every covariate"));
   // A constant trait (or covariate) leaves nothing to fit: say so by name before the fit fails
   // on yᵀPy = 0 (or on collinear fixed effects) without naming the file.
   const std::string fitted = std::to_string(d.fitted.size()) + " fitted sample(s)";
   if (std::all_of(d.y.begin(), d.y.end(), [&](double v) { return v == d.y.front(); }))
-    throw input_error("--pheno " + opt.pheno + ": phenotype '" + pt.names[pcol] + "' has no variance: all " +
-                      fitted + " have the value " + num(d.y.front()));
+    throw input_error(r.pheno_source + ": phenotype '" + r.trait + "' has no variance: all " + fitted +
+                      " have the value " + num(d.y.front()));
   for (size_t j = 0; j < d.covariates.size(); ++j) {
     const auto& c = d.covariates[j];
     if (std::all_of(c.begin(), c.end(), [&](double v) { return v == c.front(); }))
-      throw input_error("--covar " + opt.covar + ": covariate '" + cov_names[j] + "' is constant (" + num(c.front()) +
-                        ") over the " + fitted + ": it duplicates the intercept; leave it out with --covar-name");
+      throw input_error(r.covar_source + ": covariate '" + r.covariate_names[j] + "' is constant (" + num(c.front()) +
+                        ") over the " + fitted + ": it duplicates the intercept; " + r.covar_hint);
   }
   // Sums of squares must stay finite (yᵀy, XᵀX in double precision): values near 1e308 are
   // refused here rather than turning into an infinite likelihood.
@@ -162,11 +146,11 @@ void match_records(const gblup_analysis_options& opt, const relationship& rel, g
     return !std::isfinite(s);
   };
   if (squares_overflow(d.y))
-    throw input_error("--pheno " + opt.pheno + ": phenotype '" + pt.names[pcol] +
+    throw input_error(r.pheno_source + ": phenotype '" + r.trait +
                       "' has values too large to square in double precision (rescale it)");
   for (size_t j = 0; j < d.covariates.size(); ++j)
     if (squares_overflow(d.covariates[j]))
-      throw input_error("--covar " + opt.covar + ": covariate '" + cov_names[j] +
+      throw input_error(r.covar_source + ": covariate '" + r.covariate_names[j] +
                         "' has values too large to square in double precision (rescale it)");
 }
 
@@ -194,6 +178,32 @@ void check_gblup_options(const gblup_analysis_options& o) {
     detail::require_number(*o.grm_repair.add_diagonal, "--grm-add-diagonal", number_range::above(0));
 }
 
+gblup_relationship compute_gblup_relationship(const executor& exec, const gblup_analysis_options& opt,
+                                              const genotype_source& data, analysis_log* to_log) {
+  null_analysis_log quiet;
+  analysis_log& log = to_log ? *to_log : quiet;
+  if (data.n_variants() == 0) throw input_error(opt.bfile + ": no autosomal variants left");
+  grm_options go;
+  go.method = opt.method;
+  go.nonfounders = opt.nonfounders;
+  go.chromosomes = opt.chromosomes;
+  go.pair_counts = false;
+  log.begin("relationship matrix");
+  grm_result g = compute_grm(exec, data, go, &log);
+  log.end();
+  for (const auto& [name, seconds] : g.stage_seconds) log.substage(name, seconds);
+  log.message("GRM (" + method_name(opt.method) + ") of " + std::to_string(g.n) + " samples from " +
+              std::to_string(g.n_variants) + " variants");
+  gblup_relationship r;
+  r.n = g.n;
+  r.G = std::move(g.G);
+  for (int64_t i = 0; i < r.n; ++i) {
+    r.fid.push_back(data.sample(i).fid);
+    r.iid.push_back(data.sample(i).iid);
+  }
+  return r;
+}
+
 gblup_analysis run_gblup_analysis(const gblup_analysis_options& opt, const analysis_context& ctx) {
   null_analysis_log quiet;
   analysis_log& log = ctx.log ? *ctx.log : quiet;
@@ -201,20 +211,30 @@ gblup_analysis run_gblup_analysis(const gblup_analysis_options& opt, const analy
   if (!ctx.make_executor) throw logic_error("run_gblup_analysis: the context makes no executor");
   const executor exec = ctx.make_executor();
   // ---- G and its samples
-  relationship rel;
+  gblup_relationship rel;
   if (!opt.grm.empty()) {
     rel = read_grm(opt, log);
   } else {
     if (!ctx.open_genotypes) throw logic_error("run_gblup_analysis: the context opens no genotypes");
     const std::unique_ptr<genotype_source> data = ctx.open_genotypes();
-    rel = compute_relationship(exec, opt, *data, log);
+    rel = compute_gblup_relationship(exec, opt, *data, &log);
   }
-  const int64_t n = rel.n;
-  if (opt.pc.pcs > n)
-    throw input_error("--pcs " + std::to_string(opt.pc.pcs) + " exceeds the number of samples (" + std::to_string(n) + ")");
+  require_pcs_within(opt, rel.n);  // before the phenotype files, as every option check
   // ---- phenotype and covariates, matched by FID + IID
+  const gblup_records records = match_records(opt, rel, log);
+  return fit_gblup_analysis(exec, opt, std::move(rel), records, &log);
+}
+
+gblup_analysis fit_gblup_analysis(const executor& exec, const gblup_analysis_options& opt, gblup_relationship rel,
+                                  const gblup_records& records, analysis_log* to_log) {
+  null_analysis_log quiet;
+  analysis_log& log = to_log ? *to_log : quiet;
+  const int64_t n = rel.n;
+  require_pcs_within(opt, n);
   gblup_data d;
-  match_records(opt, rel, d, log);
+  d.n = n;
+  d.G = rel.G.data();
+  select_fitted(records, n, d, log);
   // ---- G fit for a covariance matrix (finite, not all zero, positive semi-definite), or
   // repaired as asked; before any factorisation, which could loop on a NaN or fit a bad G quietly.
   // A --grm that is not positive semi-definite is refused; one computed here (pairwise counts with
