@@ -3,8 +3,10 @@
 
 #include "cli/cmd_matern.hpp"
 #include "cli/common.hpp"
+#include "core/blas_threads.hpp"
 
 int main(int argc, char** argv) {
+  pmx::detail::stop_idle_blas_threads();
   CLI::App app{"panoramix " PMX_VERSION
                " — quantitative genetics on 2-bit compressed genotypes (PLINK .bed, VCF/BCF in; PLINK/GCTA "
                "formats out)"};
