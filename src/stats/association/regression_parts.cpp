@@ -2,13 +2,24 @@
 #include "stats/association/regression_parts.hpp"
 
 #include <algorithm>
+#include <bit>  // countr_zero
 #include <cmath>
+#include <cstring>
 
 #include "panoramix/error.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
 
 namespace pmx::detail {
 namespace {
+
+// Set bits of x, which has them at even positions only (a code's low bits): 2-bit fields hold 0
+// or 1, so the first step of the usual SWAR count is not needed (and std::popcount is a libgcc
+// call on baseline x86-64).
+inline int64_t count_low_bits(uint64_t x) {
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<int64_t>((x * 0x0101010101010101ull) >> 56);
+}
 constexpr double max_corr = 0.999;  // plink2's --max-corr default
 constexpr double max_vif = 50;      // plink2's --vif default
 }  // namespace
@@ -40,6 +51,8 @@ regression_design make_regression_design(std::span<const double> y, const double
     for (int64_t k = 0; k < q && ok; ++k) ok = std::isfinite(c[i * q + k]);
     if (ok) d.in[i] = 1, d.kept.push_back(i);
   }
+  d.kept_low_bits.assign(static_cast<size_t>((d.n + 31) / 32), 0);
+  for (int64_t i : d.kept) d.kept_low_bits[i / 32] |= uint64_t{1} << (2 * (i % 32));
   const auto ns = static_cast<int64_t>(d.kept.size());
   if (ns < q + 3)
     throw input_error("--glm: " + std::to_string(ns) + " samples have the phenotype and every covariate; at least " +
@@ -91,21 +104,32 @@ void for_each_product_block(const executor& exec, const genotype_source& data, c
 void variant_normal_equations(const regression_design& d, const uint8_t* calls, const double* W, variant_gram& g) {
   const int64_t q = d.q, l = d.l;
   const int P = static_cast<int>(q + 2);
-  // Sums over the kept samples with a call: Σx² by counts, and the rows of those without a call
-  // taken out of the covariate sums.
+  // Sums over the kept samples with a call: Σx² by counts (32 calls a 64-bit word: low bit L,
+  // high bit H of each code; 00 = 2 ALT copies, 10 = 1, 11 = 0, 01 missing), and the rows of those
+  // without a call taken out of the covariate sums, in increasing sample order.
   g.miss.assign(static_cast<size_t>(l * l), 0.0);
   g.called = g.sum_x = g.sum_x2 = 0;
-  for (int64_t i : d.kept) {
-    const unsigned code = (calls[i >> 2] >> (2 * (i & 3))) & 3u;
-    if (code == 1) {  // missing
+  constexpr uint64_t low = 0x5555555555555555ull;
+  const int64_t bytes = (d.n + 3) / 4, words = static_cast<int64_t>(d.kept_low_bits.size());
+  int64_t hom = 0, het = 0, missing = 0;
+  for (int64_t w = 0; w < words; ++w) {
+    uint64_t v = 0;
+    std::memcpy(&v, calls + 8 * w, static_cast<size_t>(std::min<int64_t>(8, bytes - 8 * w)));
+    const uint64_t kept = d.kept_low_bits[w], L = v & low, H = (v >> 1) & low;
+    uint64_t miss = L & ~H & kept;
+    hom += count_low_bits(~L & ~H & kept);
+    het += count_low_bits(~L & H & kept);
+    missing += count_low_bits(miss);
+    while (miss) {
+      const int64_t i = 32 * w + std::countr_zero(miss) / 2;
       const double* r = d.rows.data() + i * l;
       for (int64_t a = 0; a < l; ++a)
         for (int64_t b = 0; b <= a; ++b) g.miss[a * l + b] += r[a] * r[b];
-      continue;
+      miss &= miss - 1;
     }
-    const int64_t x = code == 0 ? 2 : code == 2 ? 1 : 0;
-    ++g.called, g.sum_x += x, g.sum_x2 += x * x;
   }
+  g.called = static_cast<int64_t>(d.kept.size()) - missing;
+  g.sum_x = 2 * hom + het, g.sum_x2 = 4 * hom + het;
   auto gram = [&](int64_t a, int64_t b) { return d.gram[a * l + b] - g.miss[std::max(a, b) * l + std::min(a, b)]; };
   // Normal equations in the order intercept, x, covariates; b the right-hand side.
   g.A.assign(static_cast<size_t>(P * P), 0.0);

@@ -24,6 +24,9 @@ struct regression_design {
   int64_t n = 0, q = 0, l = 0;  ///< samples of the data, covariates, columns of a row (q + 2)
   std::vector<int64_t> kept;    ///< samples with y and every covariate
   std::vector<uint8_t> in;      ///< per sample of the data
+  /// Bit 2(i mod 32) of word i/32 set for each kept sample i: the low bit of its 2-bit code in a
+  /// 64-bit word of a variant's row (the counts below take 32 calls a word).
+  std::vector<uint64_t> kept_low_bits;
   std::vector<double> rows;     ///< n × l
   std::vector<double> gram;     ///< l × l over `kept`
   double y_mean = 0;
