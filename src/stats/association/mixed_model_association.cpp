@@ -9,6 +9,7 @@
 #include "core/stage_clock.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/executor_array.hpp"
+#include "panoramix/ops/allele_counts.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
 #include "panoramix/ops/lmm_search.hpp"
@@ -184,23 +185,22 @@ std::vector<lmm_association> run_lmm_association(const executor& exec, const gen
     std::vector<uint8_t> test;
     std::vector<lmm_variant_fit> fitted;
     std::vector<double> half_mean;
+    std::vector<variant_counts> counts;
+    std::vector<uint8_t> analysed(static_cast<size_t>(n), 0);
+    for (int64_t i : kept) analysed[i] = 1;
     lmm_association& first_trait = results[traits[0]];
     for (int64_t first = 0; first < m; first += block) {
       const int64_t count = std::min(block, m - first);
       packed_genotypes copy;
       const variant_major_view g = data.block(first, count, copy);
-      // Per variant over the analysed samples: calls, ALT copies; the centring 2p = their mean.
+      // Per variant over the analysed samples: calls, ALT copies (code 00 counts 2); the centring 2p
+      // = their mean. Popcounts on the host (the product uploads the block itself).
       half_mean.assign(static_cast<size_t>(count), 0.0);
-#pragma omp parallel for num_threads(exec.threads()) schedule(static)
+      counts.resize(static_cast<size_t>(count));
+      allele_counts(exec.host(), g, analysed, counts);
       for (int64_t b = 0; b < count; ++b) {
-        const uint8_t* row = g.row(b);
-        int64_t called = 0, sx = 0, sx2 = 0;
-        for (int64_t i : kept) {
-          const unsigned code = (row[i >> 2] >> (2 * (i & 3))) & 3u;
-          if (code == 1) continue;
-          const int64_t x = code == 0 ? 2 : code == 2 ? 1 : 0;
-          ++called, sx += x, sx2 += x * x;
-        }
+        const variant_counts& v = counts[b];
+        const int64_t called = v.called(), sx = v.a1_copies(), sx2 = 4 * v.hom_a1 + v.het;
         const int64_t j = first + b;
         first_trait.miss_ct[j] = ns - called;
         if (called > 0) first_trait.alt_freq[j] = double(sx) / double(2 * called), half_mean[b] = first_trait.alt_freq[j];
