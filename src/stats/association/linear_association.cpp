@@ -19,10 +19,11 @@ struct variant_fit {
   glm_error error = glm_error::none;
 };
 
-variant_fit fit_variant(const detail::regression_design& d, const uint8_t* calls, const double* W, double* beta,
-                        double* se, double* t, double* p, std::vector<double>& corr, detail::variant_gram& g) {
+variant_fit fit_variant(const detail::regression_design& d, const uint8_t* calls, const double* W,
+                        const variant_counts& counts, double* beta, double* se, double* t, double* p,
+                        std::vector<double>& corr, detail::variant_gram& g) {
   const int P = static_cast<int>(d.q + 2);  // predictors: intercept, x, covariates
-  detail::variant_normal_equations(d, calls, W, g);
+  detail::variant_normal_equations(d, calls, W, counts, g);
   variant_fit f;
   f.obs = g.called;
   if ((f.error = detail::screen_predictors(g, P, corr)) != glm_error::none) return f;
@@ -86,7 +87,7 @@ linear_association run_linear_association(const executor& exec, const genotype_s
   r.error.resize(static_cast<size_t>(m));
   for (auto* v : {&r.beta, &r.se, &r.t, &r.p}) v->assign(static_cast<size_t>(m * T), na);
   detail::for_each_product_block(
-      exec, data, d, progress, [&](int64_t first, int64_t count, const variant_major_view& g, const double* W) {
+      exec, data, d, progress, [&](int64_t first, int64_t count, const variant_major_view& g, const double* W, const variant_counts* counts) {
 #pragma omp parallel num_threads(exec.threads())
         {
           std::vector<double> corr;
@@ -95,7 +96,8 @@ linear_association run_linear_association(const executor& exec, const genotype_s
           for (int64_t b = 0; b < count; ++b) {
             const int64_t j = first + b;
             const size_t o = static_cast<size_t>(j * T);
-            const variant_fit f = fit_variant(d, g.row(b), W + b * l, &r.beta[o], &r.se[o], &r.t[o], &r.p[o], corr, vg);
+            const variant_fit f = fit_variant(d, g.row(b), W + b * l, counts[b], &r.beta[o], &r.se[o], &r.t[o], &r.p[o],
+                                              corr, vg);
             r.obs_ct[j] = f.obs, r.error[j] = f.error;
             r.a1_is_ref[j] = detail::a1_is_ref(alt_freq[j]);
             if (r.a1_is_ref[j] && f.error == glm_error::none) r.beta[o] = -r.beta[o], r.t[o] = -r.t[o];

@@ -158,7 +158,8 @@ logistic_association run_logistic_association(const executor& exec, const genoty
   r.error.resize(static_cast<size_t>(m));
   for (auto* v : {&r.log_or, &r.se, &r.z, &r.p}) v->assign(static_cast<size_t>(m * T), na);
   detail::for_each_product_block(exec, data, d, progress,
-                                 [&](int64_t first, int64_t count, const variant_major_view& g, const double* W) {
+                                 [&](int64_t first, int64_t count, const variant_major_view& g, const double* W,
+                                     const variant_counts* counts) {
 #pragma omp parallel num_threads(exec.threads())
                                    {
                                      std::vector<double> corr, b, Hinv;
@@ -167,7 +168,7 @@ logistic_association run_logistic_association(const executor& exec, const genoty
 #pragma omp for schedule(dynamic, 16)
                                      for (int64_t k = 0; k < count; ++k) {
                                        const int64_t j = first + k;
-                                       detail::variant_normal_equations(d, g.row(k), W + k * l, vg);
+                                       detail::variant_normal_equations(d, g.row(k), W + k * l, counts[k], vg);
                                        r.obs_ct[j] = vg.called;
                                        r.a1_is_ref[j] = detail::a1_is_ref(alt_freq[j]);
                                        if ((r.error[j] = detail::screen_predictors(vg, P, corr)) != glm_error::none)

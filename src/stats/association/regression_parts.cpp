@@ -11,15 +11,6 @@
 
 namespace pmx::detail {
 namespace {
-
-// Set bits of x, which has them at even positions only (a code's low bits): 2-bit fields hold 0
-// or 1, so the first step of the usual SWAR count is not needed (and std::popcount is a libgcc
-// call on baseline x86-64).
-inline int64_t count_low_bits(uint64_t x) {
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return static_cast<int64_t>((x * 0x0101010101010101ull) >> 56);
-}
 constexpr double max_corr = 0.999;  // plink2's --max-corr default
 constexpr double max_vif = 50;      // plink2's --vif default
 }  // namespace
@@ -87,6 +78,7 @@ void for_each_product_block(const executor& exec, const genotype_source& data, c
   const int64_t m = data.n_variants(), l = d.l;
   constexpr int64_t block = 8192;
   std::vector<double> W;
+  std::vector<variant_counts> counts;
   const std::vector<double> zero_p(static_cast<size_t>(block), 0.0);
   for (int64_t first = 0; first < m; first += block) {
     const int64_t count = std::min(block, m - first);
@@ -96,40 +88,38 @@ void for_each_product_block(const executor& exec, const genotype_source& data, c
     W.resize(static_cast<size_t>(count * l));
     gemm_transposed(exec, g, {std::span<const double>(zero_p.data(), static_cast<size_t>(count)), {}}, l, d.rows.data(),
                     l, 0.0, W.data(), l);
-    fit(first, count, g, W.data());
+    counts.resize(static_cast<size_t>(count));
+    allele_counts(exec.host(), g, d.in, counts);  // popcounts on the host (the product uploads the block itself)
+    fit(first, count, g, W.data(), counts.data());
     report(progress, "association", double(first + count) / double(m));
   }
 }
 
-void variant_normal_equations(const regression_design& d, const uint8_t* calls, const double* W, variant_gram& g) {
+void variant_normal_equations(const regression_design& d, const uint8_t* calls, const double* W,
+                              const variant_counts& counts, variant_gram& g) {
   const int64_t q = d.q, l = d.l;
   const int P = static_cast<int>(q + 2);
-  // Sums over the kept samples with a call: Σx² by counts (32 calls a 64-bit word: low bit L,
-  // high bit H of each code; 00 = 2 ALT copies, 10 = 1, 11 = 0, 01 missing), and the rows of those
-  // without a call taken out of the covariate sums, in increasing sample order.
+  // Σx and Σx² from the counts (x = 2 for code 00, 1 for 10, 0 for 11); the rows of the kept
+  // samples without a call taken out of the covariate sums, in increasing sample order, found 32
+  // calls a 64-bit word (low bit set, high bit clear).
+  g.called = counts.called(), g.sum_x = counts.a1_copies(), g.sum_x2 = 4 * counts.hom_a1 + counts.het;
   g.miss.assign(static_cast<size_t>(l * l), 0.0);
-  g.called = g.sum_x = g.sum_x2 = 0;
-  constexpr uint64_t low = 0x5555555555555555ull;
-  const int64_t bytes = (d.n + 3) / 4, words = static_cast<int64_t>(d.kept_low_bits.size());
-  int64_t hom = 0, het = 0, missing = 0;
-  for (int64_t w = 0; w < words; ++w) {
-    uint64_t v = 0;
-    std::memcpy(&v, calls + 8 * w, static_cast<size_t>(std::min<int64_t>(8, bytes - 8 * w)));
-    const uint64_t kept = d.kept_low_bits[w], L = v & low, H = (v >> 1) & low;
-    uint64_t miss = L & ~H & kept;
-    hom += count_low_bits(~L & ~H & kept);
-    het += count_low_bits(~L & H & kept);
-    missing += count_low_bits(miss);
-    while (miss) {
-      const int64_t i = 32 * w + std::countr_zero(miss) / 2;
-      const double* r = d.rows.data() + i * l;
-      for (int64_t a = 0; a < l; ++a)
-        for (int64_t b = 0; b <= a; ++b) g.miss[a * l + b] += r[a] * r[b];
-      miss &= miss - 1;
+  if (counts.missing > 0) {
+    constexpr uint64_t low = 0x5555555555555555ull;
+    const int64_t bytes = (d.n + 3) / 4, words = static_cast<int64_t>(d.kept_low_bits.size());
+    for (int64_t w = 0; w < words; ++w) {
+      uint64_t v = 0;
+      std::memcpy(&v, calls + 8 * w, static_cast<size_t>(std::min<int64_t>(8, bytes - 8 * w)));
+      uint64_t miss = v & ~(v >> 1) & low & d.kept_low_bits[w];
+      while (miss) {
+        const int64_t i = 32 * w + std::countr_zero(miss) / 2;
+        const double* r = d.rows.data() + i * l;
+        for (int64_t a = 0; a < l; ++a)
+          for (int64_t b = 0; b <= a; ++b) g.miss[a * l + b] += r[a] * r[b];
+        miss &= miss - 1;
+      }
     }
   }
-  g.called = static_cast<int64_t>(d.kept.size()) - missing;
-  g.sum_x = 2 * hom + het, g.sum_x2 = 4 * hom + het;
   auto gram = [&](int64_t a, int64_t b) { return d.gram[a * l + b] - g.miss[std::max(a, b) * l + std::min(a, b)]; };
   // Normal equations in the order intercept, x, covariates; b the right-hand side.
   g.A.assign(static_cast<size_t>(P * P), 0.0);

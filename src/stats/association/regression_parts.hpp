@@ -10,6 +10,7 @@
 #include "panoramix/executor.hpp"
 #include "panoramix/genotype_source.hpp"
 #include "panoramix/linear_association.hpp"
+#include "panoramix/ops/allele_counts.hpp"
 #include "panoramix/progress.hpp"
 
 namespace pmx::detail {
@@ -25,7 +26,7 @@ struct regression_design {
   std::vector<int64_t> kept;    ///< samples with y and every covariate
   std::vector<uint8_t> in;      ///< per sample of the data
   /// Bit 2(i mod 32) of word i/32 set for each kept sample i: the low bit of its 2-bit code in a
-  /// 64-bit word of a variant's row (the counts below take 32 calls a word).
+  /// 64-bit word of a variant's row (the missing calls are found 32 calls a word).
   std::vector<uint64_t> kept_low_bits;
   std::vector<double> rows;     ///< n × l
   std::vector<double> gram;     ///< l × l over `kept`
@@ -35,9 +36,10 @@ struct regression_design {
 regression_design make_regression_design(std::span<const double> y, const double* c, int64_t q);
 
 /// The variants of `data` by blocks: for each, W = Xᵀ[1 | C | y] over the kept samples (count × l,
-/// x = ALT copies, 0 where missing) by the gemm op, then fit(first, count, calls, W).
-using product_block_fit =
-    std::function<void(int64_t first, int64_t count, const variant_major_view& calls, const double* W)>;
+/// x = ALT copies, 0 where missing) by the gemm op and the genotype counts over the kept samples
+/// (the allele_counts op), then fit(first, count, calls, W, counts).
+using product_block_fit = std::function<void(int64_t first, int64_t count, const variant_major_view& calls,
+                                             const double* W, const variant_counts* counts)>;
 void for_each_product_block(const executor& exec, const genotype_source& data, const regression_design& d,
                             progress_sink* progress, const product_block_fit& fit);
 
@@ -48,8 +50,10 @@ struct variant_gram {
   std::vector<double> A, b, miss;
   double yy = 0;
 };
-/// From the variant's product row W = Xᵀ[1 | C | y] and its 2-bit calls.
-void variant_normal_equations(const regression_design& d, const uint8_t* calls, const double* W, variant_gram& g);
+/// From the variant's product row W = Xᵀ[1 | C | y], its counts over the kept samples and its 2-bit
+/// calls (read only when it has missing calls there).
+void variant_normal_equations(const regression_design& d, const uint8_t* calls, const double* W,
+                              const variant_counts& counts, variant_gram& g);
 
 /// Whether A1, plink2's nonmajor allele, is REF: ALT's founder frequency above 1/2 (on a tie REF is
 /// the major allele, as plink2's source has it). x counts ALT, so REF's coefficient is its negative.
