@@ -9,8 +9,6 @@
 namespace pmx::kernels {
 namespace {
 
-constexpr double max_r2 = 0.9999;  // GEMMA's -r2 default
-
 // What every variant's fit shares: the columns [W | y] and, at the shared λ, the weights and the
 // [W | y] Gram sums (powers 0..2).
 struct shared_fit {
@@ -53,7 +51,7 @@ class variant_fit {
     cols_[x()] = xt;
     copy_shared(0, s_.point_grams[0]);
     add_x_pairs(nullptr, 0);
-    return detail::r2_on_previous(g_, x()) <= max_r2;
+    return detail::r2_on_previous(g_, x()) <= detail::reml::max_r2;
   }
 
   // The likelihood (order 0) and its derivatives (orders 1, 2) at λ.

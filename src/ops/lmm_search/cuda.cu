@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(block_threads) fit_variants_kernel(problem q) 
   __syncthreads();
   // G_0 once (λ-free): the r² screen, and log|WᵀW| in every likelihood.
   weigh(s, q, K, 0.0, 0, 0, false);
-  if (threadIdx.x == 0) s.flag = reml::r2_on_previous(view(s, K, 0.0), x, work(s)) <= 0.9999;  // GEMMA's -r2
+  if (threadIdx.x == 0) s.flag = reml::r2_on_previous(view(s, K, 0.0), x, work(s)) <= reml::max_r2;
   __syncthreads();
   if (!s.flag) {
     if (threadIdx.x == 0) out = {na, na, na, na, na, na, static_cast<int>(lmm_fit_status::collinear_with_covariates)};

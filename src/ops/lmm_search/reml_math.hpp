@@ -175,6 +175,9 @@ PMX_REML_HD inline double r2_on_previous(const grams& w, int x, const workspace&
   return total > 0 ? 1.0 - residual / total : 1.0;
 }
 
+/// x is tested only when r2_on_previous(x) is at most this (GEMMA's -r2 default).
+constexpr double max_r2 = 0.9999;
+
 /// GEMMA's CalcLambda: dL/dλ at the regions + 1 log-spaced points grid[0..regions] of
 /// [l_min, l_max] (grid_dev1(k)); in every interval where it changes sign (or is 0), its root
 /// (gemma_root); the root of the largest likelihood, replaced by l_min or l_max where either is
