@@ -47,6 +47,7 @@ struct grm_result {
   /// Wall seconds per stage of the computation, in first-use order (for logs and benchmarks).
   std::vector<std::pair<std::string, double>> stage_seconds;
   std::string residence;         ///< where the n×n sums were accumulated ("device" or "host")
+  int64_t integer_route_variants = 0;  ///< variants whose weighted products ran on the GPU's int8 route
 };
 
 /// Frequency PLINK uses in the GRM for a variant: its A1 frequency, or 0.5 where no counted

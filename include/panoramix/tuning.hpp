@@ -31,7 +31,8 @@ struct tuning {
   bool gemm_narrow = true;
 
   enum class route { automatic, amx, blas };
-  /// PMX_TABLE_CROSSPROD=auto|amx|blas: the CPU table crossprod on AMX tiles or through BLAS.
+  /// PMX_TABLE_CROSSPROD=auto|amx|blas: the table crossprods of affine tables on an integer route
+  /// (AMX tiles on CPUs; int8 tensor cores under sample_sums on cuda) or in FP64 (BLAS, cuBLAS).
   route table_crossprod = route::automatic;
 
   /// PMX_AINV_GPU=0: the single-step A⁻¹ products stay on the CPU under a cuda executor.

@@ -46,6 +46,9 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
       log.end();
       for (const auto& [name, seconds] : res.stage_seconds) log.substage(name, seconds);
       if (exec.kind() == backend::cuda) log.message("Pair sums accumulated on the " + res.residence);
+      if (res.integer_route_variants > 0)
+        log.message("Weighted products of " + std::to_string(res.integer_route_variants) +
+                    " variants on the int8 tensor cores (exact integers, weights to 2^-44)");
       log.message("GRM (" + *method + ") of " + std::to_string(res.n) + " samples from " +
                   std::to_string(res.n_variants) + " variants");
       log.begin("write");

@@ -16,6 +16,11 @@
 // PCIe once, at flush(); per-block calls would download n² numbers per block. The other backends
 // (and cuda when the sums do not fit) add into the host outputs as each block arrives. The results
 // are the same either way: the integer sums bit for bit, C and a to rounding.
+//
+// C on cuda: a block without missing calls whose tables are affine (centred and scaled dosages,
+// 0 for missing: the standardised GRM's) is multiplied exactly in integers on the int8 tensor
+// cores, every weight kept to 2^-44 (src/ops/sample_sums/integer_weights.hpp), and C stays on the
+// device until flush(); other blocks, or PMX_TABLE_CROSSPROD=blas, take the FP64 table_crossprod.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -69,6 +74,8 @@ class sample_sums {
   void finish_gaussian_kernel(double gamma, const double* covariates, int64_t nc, double* K, int64_t ldk);
   /// Where the sums are being kept ("device" or "host"), for logs and tests.
   const char* residence() const;
+  /// Variants added so far whose C products ran on the device's int8 route (for logs and tests).
+  int64_t integer_route_variants() const;
 
   struct state;  ///< backend state (defined by the implementation)
 

@@ -10,6 +10,8 @@
 #include "core/cuda_context.hpp"
 #include "core/host_transfer.hpp"
 #include "ops/crossprod/cuda_planes.cuh"
+#include "ops/sample_sums/cuda_integer_products.cuh"
+#include "ops/sample_sums/integer_weights.hpp"
 #include "ops/sample_sums/kernels.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/ops/crossprod.hpp"
@@ -96,6 +98,10 @@ struct device_sums {
   bool want_S = false, want_N = false, want_a = false;
   device_buffer S, N, a, raw, planes, tables, part;
   int64_t bytes = 0;
+  // C on the int8 tensor cores (blocks without missing calls whose tables are affine); null when
+  // C is not wanted, PMX_TABLE_CROSSPROD=blas, or it does not fit the budget.
+  std::unique_ptr<integer_products> ints;
+  int64_t integer_variants = 0;
 };
 
 namespace {
@@ -138,7 +144,9 @@ device_sums* create(const executor& exec, int64_t n, bool want_S, bool want_N, b
   return d.release();
 }
 
-void add(device_sums* d, const executor& exec, const variant_major_view& g, const double* a_tables, bool has_missing) {
+// `plans`: the int8 digits of each chunk of d->kc variants when C takes the integer route, else null.
+void add(device_sums* d, const executor& exec, const variant_major_view& g, const double* a_tables, bool has_missing,
+         const std::vector<integer_weight_plan>* plans) {
   detail::cuda_scope scope(exec);
   cuda_context& c = scope.ctx;
   const int64_t n = d->n, bytes = (n + 3) / 4;
@@ -156,6 +164,7 @@ void add(device_sums* d, const executor& exec, const variant_major_view& g, cons
                                    exec.threads());
         },
         [](const void*, int64_t, int64_t) {});
+    if (plans) d->ints->add(c, raw, d->pitch, (*plans)[static_cast<size_t>(l0 / d->kc)]);
     if (mask) {
       plane_set ps = make_plane_set(d->planes.get(), mask, n, cols);
       zero_padding_rows(ps, n, c.stream);
@@ -254,24 +263,60 @@ device_sums* open_device_sums(const executor& exec, int64_t n, const sample_sums
     budget = detail::device_budget(exec, scope.ctx);
   }
   // When C is wanted too, its per-block op needs room of its own: the resident sums take at most
-  // half of the budget and C's op gets the rest.
-  device_sums* d =
+  // half of the budget, the int8 route of C at most half of the rest, and C's per-block FP64 op
+  // (blocks with missing calls, tables that are not affine) what remains.
+  std::unique_ptr<device_sums> d(
       create(exec, n, out.S != nullptr || out.S_on_device_only, out.N != nullptr, out.a != nullptr,
-             out.C ? budget / 2 : budget);
-  if (d && out.C) c_exec.set_device_memory_budget(budget - d->bytes);
-  return d;
+             out.C ? budget / 2 : budget));
+  if (!d || !out.C) return d.release();
+  if (exec.tuning().table_crossprod != tuning::route::blas) {
+    const int64_t room = (budget - d->bytes) / 2;
+    for (int slots = 10; slots >= 1 && !d->ints; --slots)
+      if (integer_products::bytes(n, d->kc, slots) <= room) {
+        detail::cuda_scope scope(exec);
+        d->ints = std::make_unique<integer_products>(n, d->kc, slots, scope.ctx.stream);
+        d->bytes += integer_products::bytes(n, d->kc, slots);
+      }
+  }
+  c_exec.set_device_memory_budget(std::max<int64_t>(budget - d->bytes, 1));
+  return d.release();
 }
+
+namespace {
+// The int8 plans of a block's chunks (d->kc variants each), or false when a table is not affine.
+bool plan_chunks(const device_sums* d, std::span<const code_table> tables, std::vector<integer_weight_plan>& plans) {
+  const auto k = static_cast<int64_t>(tables.size());
+  plans.resize(static_cast<size_t>((k + d->kc - 1) / d->kc));
+  for (int64_t l0 = 0; l0 < k; l0 += d->kc) {
+    integer_weight_plan& p = plans[static_cast<size_t>(l0 / d->kc)];
+    if (!make_integer_weight_plan(tables.subspan(static_cast<size_t>(l0), static_cast<size_t>(std::min(d->kc, k - l0))), p) ||
+        p.columns > integer_products::max_columns(d->kc))
+      return false;
+  }
+  return true;
+}
+}  // namespace
 
 void add_device_sums(device_sums* d, const executor& exec, const executor& c_exec, const variant_major_view& g,
                      std::span<const code_table> c_tables, std::span<const code_table> a_tables,
                      const sample_sums_outputs& out, bool has_missing) {
-  if (out.C) pmx::table_crossprod(c_exec, g, c_tables, out.C, out.ld);
-  add(d, exec, g, out.a ? a_tables.front().data() : nullptr, has_missing);
+  std::vector<integer_weight_plan> plans;
+  const bool integer = out.C && d->ints && !has_missing && plan_chunks(d, c_tables, plans);
+  if (out.C && !integer) pmx::table_crossprod(c_exec, g, c_tables, out.C, out.ld);
+  if (integer) d->integer_variants += g.n_variants;
+  if (!integer && !d->want_S && !(d->want_N && has_missing) && !d->want_a) return;  // nothing on the device
+  add(d, exec, g, out.a ? a_tables.front().data() : nullptr, has_missing, integer ? &plans : nullptr);
 }
 
 void flush_device_sums(device_sums* d, const executor& exec, const sample_sums_outputs& out) {
   flush(d, exec, out.S, out.N, out.ld, out.a);
+  if (d->ints && out.C) {
+    detail::cuda_scope scope(exec);
+    d->ints->flush(scope.ctx, out.C, out.ld, exec.threads());
+  }
 }
+
+int64_t integer_route_variants(const device_sums* d) { return d->integer_variants; }
 
 void close_device_sums(device_sums* d) noexcept {
   delete d;  // device_buffer frees without throwing

@@ -21,6 +21,7 @@ void add_device_sums(device_sums*, const executor&, const executor&, const varia
 }
 void flush_device_sums(device_sums*, const executor&, const sample_sums_outputs&) { no_cuda(); }
 void close_device_sums(device_sums*) noexcept {}
+int64_t integer_route_variants(const device_sums*) { return 0; }
 void gaussian_kernel_from_device_sums(device_sums*, const executor&, double, const double*, int64_t, double*, int64_t) {
   no_cuda();
 }

@@ -27,11 +27,12 @@ void gaussian_kernel_from_sums(const executor& exec, int64_t n, const int32_t* S
                                const double* covariates, int64_t nc, double* K, int64_t ldk);
 
 // Device-resident sums of the cuda backend (cuda.cu, or cuda_stub.cpp without CUDA): S, N
-// (int32 n×n) and a on the device across add() calls, downloaded once per flush().
+// (int32 n×n) and a on the device across add() calls, downloaded once per flush(); C too, for the
+// blocks that take its int8 route (no missing calls, affine tables: cuda_integer_products.cuh).
 namespace cuda {
 struct device_sums;
-/// Device sums for the S, N and a of `out` (n samples) when they fit the device budget (with room
-/// left for C's per-block op when out.C is wanted: c_exec then gets the rest of the budget), else
+/// Device sums for the S, N, a (and C's int8 route) of `out` (n samples) when they fit the device
+/// budget (with room left for C's per-block op when out.C is wanted: c_exec then gets the rest of the budget), else
 /// null (the caller adds block by block with sample_sums_add).
 device_sums* open_device_sums(const executor& exec, int64_t n, const sample_sums_outputs& out, executor& c_exec);
 /// Adds block g: C (when wanted) by the per-block op on c_exec, S always (when wanted), N when
@@ -42,6 +43,8 @@ void add_device_sums(device_sums* d, const executor& exec, const executor& c_exe
 /// Adds the device sums into the host outputs (S, N lower triangles; a) and zeroes them.
 void flush_device_sums(device_sums* d, const executor& exec, const sample_sums_outputs& out);
 void close_device_sums(device_sums* d) noexcept;
+/// Variants whose C products took the int8 route so far.
+int64_t integer_route_variants(const device_sums* d);
 /// The Gaussian kernel of the device S (sample_sums::finish_gaussian_kernel) into device K; zeroes S.
 void gaussian_kernel_from_device_sums(device_sums* d, const executor& exec, double gamma, const double* covariates,
                                       int64_t nc, double* K, int64_t ldk);

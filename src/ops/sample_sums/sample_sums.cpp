@@ -31,7 +31,7 @@ sample_sums::sample_sums(const executor& exec, int64_t n, const sample_sums_outp
   PMX_EXPECTS(!out.S_on_device_only || !out.S, "S on the device only: no host S");
   if (out.S_on_device_only && exec.kind() != backend::cuda)
     throw unsupported_error("sample_sums: S kept on the device needs a cuda executor");
-  if (exec.kind() == backend::cuda && n > 0 && (out.S || out.N || out.a || out.S_on_device_only))
+  if (exec.kind() == backend::cuda && n > 0)
     s_->device = kernels::cuda::open_device_sums(exec, n, out, s_->c_exec);
   if (out.S_on_device_only && n > 0 && !s_->device)
     throw unsupported_error("sample_sums: the " + std::to_string(n) + " x " + std::to_string(n) +
@@ -41,6 +41,10 @@ sample_sums::sample_sums(const executor& exec, int64_t n, const sample_sums_outp
 sample_sums::~sample_sums() { kernels::cuda::close_device_sums(s_->device); }
 
 const char* sample_sums::residence() const { return s_->device ? "device" : "host"; }
+
+int64_t sample_sums::integer_route_variants() const {
+  return s_->device ? kernels::cuda::integer_route_variants(s_->device) : 0;
+}
 
 void sample_sums::add(const variant_major_view& g, std::span<const code_table> c_tables,
                       std::span<const code_table> a_tables, bool has_missing) {

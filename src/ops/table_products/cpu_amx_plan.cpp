@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "ops/table_products/affine_table.hpp"
 #include "ops/table_products/cpu_amx.hpp"
 #include "core/cpu_dispatch.hpp"
 
@@ -27,19 +28,12 @@ bool make_affine_plan(std::span<const code_table> t, affine_plan& plan) {
   plan.flip.resize(static_cast<size_t>(k));
   std::map<int, std::vector<int64_t>, std::greater<int>> levels;  // exponent of w -> variants
   for (int64_t l = 0; l < k; ++l) {
-    // .bed codes: 0 hom A1 (2 copies of A1), 1 missing, 2 het, 3 hom A2.
-    const double t2 = t[l][code_hom_a1], t1 = t[l][code_het], t0 = t[l][code_hom_a2];
-    if (t[l][code_missing] != 0 || !std::isfinite(t0) || !std::isfinite(t1) || !std::isfinite(t2)) return false;
-    const double largest = std::max({std::abs(t0), std::abs(t1), std::abs(t2)});
-    if (std::abs(t2 - 2 * t1 + t0) > std::ldexp(largest, -48)) return false;
-    // y counts the allele whose homozygote has the smaller |z|: z = α + β y with |α| minimal.
-    const bool flip = std::abs(t2) < std::abs(t0);
-    const double alpha = flip ? t2 : t0, beta = flip ? (t0 - t2) / 2 : (t2 - t0) / 2;
-    const double w = beta * beta;
-    if (!std::isfinite(w) || !std::isfinite(alpha * alpha)) return false;
+    affine_form f;
+    if (!affine_form_of(t[l], f)) return false;
+    const double alpha = f.alpha, beta = f.beta, w = beta * beta;
     plan.alpha[l] = alpha;
     plan.beta[l] = beta;
-    plan.flip[l] = flip;
+    plan.flip[l] = f.counts_a2;
     plan.alpha2_sum += alpha * alpha;
     if (w > 0) levels[std::ilogb(w)].push_back(l);
   }

@@ -124,6 +124,7 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
     report(progress, "relationship matrix", double(first + count) / double(m));
   }
   clock.time("collect sums", [&] { sums.flush(); });
+  res.integer_route_variants = sums.integer_route_variants();
 
   clock.time("finish", [&] {
     if (!vanraden) {

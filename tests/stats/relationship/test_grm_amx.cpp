@@ -18,9 +18,11 @@
 #include "panoramix/grm.hpp"
 #include "panoramix/ops/table_products.hpp"
 #include "panoramix/plink_write.hpp"
+#include "integer_route_cases.hpp"
 #include "test_support.hpp"
 
 using namespace pmx;
+using namespace pmx::integer_route_cases;
 
 namespace {
 
@@ -36,47 +38,6 @@ executor forced(tuning::route route) {
   tuning t;
   t.table_crossprod = route;
   return executor(backend::cpu, 2, t);
-}
-
-enum class tables_kind { standardized, vanraden, wide_affine };
-
-std::vector<code_table> make_tables(const packed_genotypes& g, tables_kind kind, uint64_t seed) {
-  const int64_t n = g.n_samples(), k = g.n_variants();
-  std::vector<code_table> t(k);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (int64_t l = 0; l < k; ++l) {
-    double sum = 0, cnt = 0;
-    for (int64_t i = 0; i < n; ++i)
-      if (test::dosage(g, i, l) >= 0) sum += test::dosage(g, i, l), cnt += 2;
-    const double p = cnt > 0 ? sum / cnt : 0.5, q = 2 * p;
-    if (kind == tables_kind::standardized) {
-      const double s = (p > 0 && p < 1) ? 1 / std::sqrt(2 * p * (1 - p)) : 0.0;
-      t[l] = {(2 - q) * s, 0.0, (1 - q) * s, -q * s};
-    } else if (kind == tables_kind::vanraden) {
-      t[l] = {2 - q, 0.0, 1 - q, -q};
-    } else {  // z = a + b·x with |b| from 2^-12 to 2^12 and a of either sign
-      const double b = std::ldexp(u(rng), static_cast<int>(rng() % 25) - 12), a = 3 * u(rng);
-      t[l] = {a + 2 * b, 0.0, a + b, a};
-    }
-  }
-  return t;
-}
-
-// Genotypes with rare variants (a few carriers), monomorphic ones, all-missing variants and
-// samples missing everywhere on top of test::random_genotypes.
-packed_genotypes make_genotypes(int64_t n, int64_t k, double missing, uint64_t seed) {
-  packed_genotypes g = test::random_genotypes(n, k, missing, seed);
-  std::mt19937_64 rng(seed + 1);
-  for (int64_t l = 2; l < k; l += 7)  // rare: one or two carriers
-    for (int64_t i = 0; i < n; ++i)
-      if (g.view().code(i, l) != code_missing) g.set(i, l, i == l % n || i == (3 * l) % n ? code_het : code_hom_a2);
-  for (int64_t l = 3; l < k; l += 11)  // rare the other way round (A1 common)
-    for (int64_t i = 0; i < n; ++i)
-      if (g.view().code(i, l) != code_missing) g.set(i, l, i == (5 * l) % n ? code_het : code_hom_a1);
-  if (n >= 5)
-    for (int64_t l = 0; l < k; ++l) g.set(n / 2, l, code_missing);  // a sample with no call
-  return g;
 }
 
 struct case_spec {
@@ -186,38 +147,19 @@ TEST(GrmAmx, RoutesAgreeOnGrm) {
   const int64_t n = 90, k = 700;
   test::temp_dir dir;
   const auto g = make_genotypes(n, k, 0.02, 9);
-  std::vector<sample_record> s(n);
-  for (int64_t i = 0; i < n; ++i) s[i] = {"f", "s" + std::to_string(i), "0", "0", 1, "-9"};
-  std::vector<variant_record> v(k);
-  for (int64_t l = 0; l < k; ++l) v[l] = {"1", "v" + std::to_string(l), 0, 100 * l + 1, "A", "C"};
-  write_plink_fileset(dir.path("d"), s, v, g.view());
+  write_fileset(dir.path("d"), g);
   plink_fileset data(dir.path("d"));
   grm_options opt;
   opt.block_variants = 256;
   const grm_result amx = compute_grm(forced(tuning::route::amx), data, opt, nullptr);
   const grm_result blas = compute_grm(forced(tuning::route::blas), data, opt, nullptr);
-  std::vector<long double> p(k);
-  for (int64_t l = 0; l < k; ++l) {
-    long double tot = 0, c2 = 0;
-    for (int64_t m = 0; m < n; ++m)
-      if (test::dosage(g, m, l) >= 0) tot += test::dosage(g, m, l), c2 += 2;
-    p[l] = c2 > 0 ? tot / c2 : 0.5L;
-  }
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      long double sum = 0, cnt = 0;
-      for (int64_t l = 0; l < k; ++l) {
-        const int a = test::dosage(g, i, l), b = test::dosage(g, j, l);
-        if (a < 0 || b < 0) continue;
-        cnt += 1;
-        if (p[l] > 0 && p[l] < 1) sum += (a - 2 * p[l]) * (b - 2 * p[l]) / (2 * p[l] * (1 - p[l]));
-      }
-      if (cnt == 0) {
-        ASSERT_TRUE(std::isnan(amx.G[i * n + j]));
-        continue;
-      }
-      const double want = static_cast<double>(sum / cnt);
-      ASSERT_NEAR(amx.G[i * n + j], want, 1e-12) << i << "," << j;
-      ASSERT_NEAR(blas.G[i * n + j], want, 1e-12) << i << "," << j;
+  const std::vector<long double> want = standardized_grm(g);
+  for (int64_t i = 0; i < n * n; ++i) {
+    if (std::isnan(want[i])) {
+      ASSERT_TRUE(std::isnan(amx.G[i]));
+      continue;
     }
+    ASSERT_NEAR(amx.G[i], static_cast<double>(want[i]), 1e-12) << i / n << "," << i % n;
+    ASSERT_NEAR(blas.G[i], static_cast<double>(want[i]), 1e-12) << i / n << "," << i % n;
+  }
 }
