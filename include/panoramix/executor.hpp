@@ -51,6 +51,11 @@ class executor {
   /// created on first use by a CUDA op. Throws unsupported_error for other kinds.
   detail::cuda_context& cuda_context() const;
 
+  /// Starts the CUDA resources of a cuda executor now (driver, context, stream, cuBLAS handle)
+  /// instead of at its first op, e.g. on a thread of its own while inputs are read; nothing for
+  /// other kinds.
+  void start_device() const;
+
   static executor reference() { return executor(backend::reference, 1); }
 
  private:

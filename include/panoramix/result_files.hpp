@@ -24,7 +24,8 @@ enum class grm_format {
   gcta,     ///< PREFIX.grm.bin float32 lower triangle + .grm.N.bin float32 counts + .grm.id
 };
 
+/// `threads` convert and write the binary formats in pieces (write_pieces).
 void write_grm(output_group& out, const std::string& prefix, const genotype_source& data,
-               const grm_result& g, grm_format format);
+               const grm_result& g, grm_format format, int threads = 1);
 
 }  // namespace pmx

@@ -53,7 +53,7 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
                   std::to_string(res.n_variants) + " variants");
       log.begin("write");
       output_group out;
-      write_grm(out, opt->out, *data, res, fmt);
+      write_grm(out, opt->out, *data, res, fmt, exec.threads());
       out.commit_all();
       log.end();
       log.message(std::string("Written: ") + opt->out +

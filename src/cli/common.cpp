@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <thread>
 
 #include "core/checked_number.hpp"
@@ -262,9 +263,23 @@ std::function<std::unique_ptr<genotype_source>(const std::string&)> predict_read
   };
 }
 
+namespace {
+// The run's executor when it may be a cuda one, made on a thread of its own while the inputs are
+// read: the CUDA driver, the context, the math libraries and the first handles take about 0.45 s
+// on an H200 machine, which reading a large .bim hides. make_executor() takes it; run_command()
+// drops one that no command took (waiting for its thread) before it returns.
+std::future<executor> early_executor;
+}  // namespace
+
 std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log) {
   if (o.bfile.empty())
     throw input_error("no genotypes given: use --bfile PREFIX, --pfile PREFIX, --vcf FILE, --bcf FILE or --bgen FILE");
+  if ((o.device == "cuda" || o.device == "auto") && !early_executor.valid())
+    early_executor = std::async(std::launch::async, [device = o.device, threads = o.threads] {
+      executor e(parse_backend(device), threads, tuning::from_environment());
+      e.start_device();
+      return e;
+    });
   std::unique_ptr<genotype_source> all = open_source(o.bfile, o.format, o, log);
   auto data = std::make_unique<selected_genotypes>(std::move(all));
   filter_options f = o.filters;
@@ -280,9 +295,9 @@ std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log&
 
 executor make_executor(const common_options& o, run_log& log) {
   // "auto": cuda when it is compiled in and a device is visible, else cpu (parse_backend).
-  const backend kind = parse_backend(o.device);
   // The PMX_* route settings (tuning.hpp) are read here, once, for the whole run.
-  executor exec(kind, o.threads, tuning::from_environment());
+  executor exec = early_executor.valid() ? early_executor.get()
+                                         : executor(parse_backend(o.device), o.threads, tuning::from_environment());
   log.message("Backend: " + backend_name(exec.kind()) + ", " + std::to_string(exec.threads()) + " threads");
   return exec;
 }
@@ -294,9 +309,11 @@ int run_command(const std::string& out_prefix, int argc, char** argv,
     check_output_prefix(out_prefix);
     log = std::make_unique<run_log>(out_prefix, argc, argv);
     body(*log);
+    early_executor = {};
     log->finish(true);
     return 0;
   } catch (const std::exception& e) {
+    early_executor = {};
     std::fflush(stdout);
     std::fprintf(stderr, "Error: %s\n", e.what());
     if (log) log->finish(false, e.what());

@@ -165,6 +165,14 @@ cuda_scope::cuda_scope(const executor& exec) : ctx(exec.cuda_context()), lock_(c
   ctx.start();
 }
 
+}  // namespace detail
+
+void executor::start_device() const {
+  if (kind_ == backend::cuda) detail::cuda_scope scope(*this);
+}
+
+namespace detail {
+
 int64_t device_budget(const executor& exec, const cuda_context& ctx) {
   if (exec.device_memory_budget() > 0) return exec.device_memory_budget();
   size_t free_bytes = 0, total_bytes = 0;

@@ -8,6 +8,8 @@ namespace pmx {
 
 bool cuda_compiled_in() { return false; }
 bool cuda_available() { return false; }
+// A cuda executor cannot be made without the backend, so there is nothing to start.
+void executor::start_device() const {}
 
 namespace detail {
 // Never called: executor(backend::cuda) throws before asking when CUDA is not compiled in.

@@ -1,6 +1,7 @@
 #include "panoramix/result_files.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "panoramix/error.hpp"
 
@@ -43,6 +44,26 @@ void write_afreq(output_group& out, const std::string& prefix, const genotype_so
 
 namespace {
 
+// Row boundaries cutting n rows into pieces of about 16 MiB of `weight(row)` values each.
+template <class Weight>
+std::vector<int64_t> row_pieces(int64_t n, Weight weight) {
+  constexpr int64_t target = int64_t{1} << 22;  // values per piece
+  std::vector<int64_t> rows{0};
+  int64_t acc = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    acc += weight(i);
+    if (acc >= target || i + 1 == n) rows.push_back(i + 1), acc = 0;
+  }
+  return rows;
+}
+
+// Bytes of each piece of whole rows of `width` values of `size` bytes.
+std::vector<size_t> piece_bytes(const std::vector<int64_t>& rows, int64_t width, size_t size) {
+  std::vector<size_t> b(rows.size() - 1);
+  for (size_t p = 0; p < b.size(); ++p) b[p] = static_cast<size_t>((rows[p + 1] - rows[p]) * width) * size;
+  return b;
+}
+
 void write_ids(output_file& file, const genotype_source& data, bool header) {
   if (header) file.write("#FID\tIID\n");
   for (int64_t i = 0; i < data.n_samples(); ++i)
@@ -51,12 +72,15 @@ void write_ids(output_file& file, const genotype_source& data, bool header) {
 }  // namespace
 
 void write_grm(output_group& out, const std::string& prefix, const genotype_source& data,
-               const grm_result& g, grm_format format) {
+               const grm_result& g, grm_format format, int threads) {
   const int64_t n = g.n;
   PMX_EXPECTS(n == data.n_samples(), "GRM and genotypes disagree on the sample count");
   switch (format) {
     case grm_format::rel_bin: {
-      out.add(prefix + ".rel.bin").write(g.G.data(), g.G.size() * sizeof(double));
+      const auto rows = row_pieces(n, [](int64_t) { return 1; });
+      out.add(prefix + ".rel.bin").write_pieces(piece_bytes(rows, n, sizeof(double)), threads, [&](size_t p, char* buf) {
+        std::memcpy(buf, g.G.data() + rows[p] * n, static_cast<size_t>((rows[p + 1] - rows[p]) * n) * sizeof(double));
+      });
       write_ids(out.add(prefix + ".rel.id"), data, true);
       break;
     }
@@ -69,15 +93,22 @@ void write_grm(output_group& out, const std::string& prefix, const genotype_sour
     }
     case grm_format::gcta: {
       PMX_EXPECTS(!g.N.empty(), "GCTA output needs the pair counts");
-      std::vector<float> row(static_cast<size_t>(n));
-      auto& fg = out.add(prefix + ".grm.bin");
-      auto& fn = out.add(prefix + ".grm.N.bin");
-      for (int64_t i = 0; i < n; ++i) {
-        for (int64_t j = 0; j <= i; ++j) row[j] = static_cast<float>(g.G[i * n + j]);
-        fg.write(row.data(), static_cast<size_t>(i + 1) * sizeof(float));
-        for (int64_t j = 0; j <= i; ++j) row[j] = static_cast<float>(g.N[i * n + j]);
-        fn.write(row.data(), static_cast<size_t>(i + 1) * sizeof(float));
+      // Lower triangles as float32, row i holding i + 1 values, written in pieces of rows on threads.
+      const auto rows = row_pieces(n, [](int64_t i) { return i + 1; });
+      std::vector<size_t> sizes(rows.size() - 1);
+      for (size_t p = 0; p + 1 < rows.size(); ++p) {
+        const auto a = static_cast<size_t>(rows[p]), b = static_cast<size_t>(rows[p + 1]);
+        sizes[p] = (b * (b + 1) / 2 - a * (a + 1) / 2) * sizeof(float);
       }
+      auto lower = [&](auto get) {
+        return [&, get](size_t p, char* buf) {
+          auto* f = reinterpret_cast<float*>(buf);
+          for (int64_t i = rows[p]; i < rows[p + 1]; ++i)
+            for (int64_t j = 0; j <= i; ++j) *f++ = static_cast<float>(get(i * n + j));
+        };
+      };
+      out.add(prefix + ".grm.bin").write_pieces(sizes, threads, lower([&](int64_t at) { return g.G[at]; }));
+      out.add(prefix + ".grm.N.bin").write_pieces(sizes, threads, lower([&](int64_t at) { return g.N[at]; }));
       write_ids(out.add(prefix + ".grm.id"), data, false);
       break;
     }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 
 #include "panoramix/error.hpp"
@@ -28,6 +29,32 @@ output_file::~output_file() {
 void output_file::write(const void* data, size_t bytes) {
   if (bytes && std::fwrite(data, 1, bytes, f_) != bytes)
     throw io_error("error writing '" + path_ + "': " + std::strerror(errno));
+}
+
+void output_file::write_pieces(const std::vector<size_t>& sizes, int threads,
+                               const std::function<void(size_t piece, char* buffer)>& fill) {
+  if (std::fflush(f_) != 0) throw io_error("error writing '" + path_ + "': " + std::strerror(errno));
+  const off_t base = ::ftello(f_);
+  std::vector<off_t> at(sizes.size() + 1, base);
+  for (size_t p = 0; p < sizes.size(); ++p) at[p + 1] = at[p] + static_cast<off_t>(sizes[p]);
+  const int fd = ::fileno(f_);
+  int failed = 0;  // errno of the first failed piece
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
+  for (size_t p = 0; p < sizes.size(); ++p) {
+    std::vector<char> buffer(sizes[p]);
+    fill(p, buffer.data());
+    for (size_t done = 0; done < sizes[p];) {
+      const ssize_t w = ::pwrite(fd, buffer.data() + done, sizes[p] - done, at[p] + static_cast<off_t>(done));
+      if (w <= 0) {
+#pragma omp critical(output_file_pieces)
+        if (!failed) failed = w < 0 ? errno : ENOSPC;
+        break;
+      }
+      done += static_cast<size_t>(w);
+    }
+  }
+  if (failed) throw io_error("error writing '" + path_ + "': " + std::strerror(failed));
+  if (::fseeko(f_, at.back(), SEEK_SET) != 0) throw io_error("error writing '" + path_ + "': " + std::strerror(errno));
 }
 
 void output_file::printf(const char* fmt, ...) {

@@ -1,9 +1,15 @@
 // .fam, .bim, --keep and --extract readers.
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
+
+#include <omp.h>
 
 #include "core/checked_number.hpp"
 #include "io/text_lines.hpp"
@@ -61,36 +67,115 @@ std::vector<sample_record> read_fam(const std::string& path) {
   return out;
 }
 
-std::vector<variant_record> read_bim(const std::string& path) {
-  io::text_lines in(path, ".bim");
-  std::vector<variant_record> out;
-  std::unordered_map<std::string, int64_t> seen;
-  while (in.next()) {
-    const auto& f = in.fields();
-    if (f.size() != 6)
-      in.fail("expected 6 columns (chrom ID cM position A1 A2), found " + std::to_string(f.size()));
-    variant_record r;
-    r.chrom = str(f[0]);
-    r.id = str(f[1]);
-    switch (detail::parse_number_text(f[2], r.cm)) {  // as plink2: a NaN or infinite position is refused
-      case detail::number_text_status::ok: break;
-      case detail::number_text_status::not_finite:
-        in.fail("centimorgan column (3) is not a finite number: '" + str(f[2]) + "'");
-      case detail::number_text_status::not_a_number:
-        in.fail("centimorgan column is not a number: '" + str(f[2]) + "'");
-    }
-    if (!parse_number(f[3], r.pos)) in.fail("position column is not an integer: '" + str(f[3]) + "'");
-    r.a1 = str(f[4]);
-    r.a2 = str(f[5]);
-    if (r.id != ".") {
-      auto [it, fresh] = seen.emplace(r.id, in.line_number());
-      if (!fresh)
-        in.fail("duplicate variant ID '" + r.id + "' (first seen on line " +
-                std::to_string(it->second) + ")");
-    }
-    out.push_back(std::move(r));
+namespace {
+
+// The first repeated variant ID (other than "."), in file order: {its first record, the repeat}.
+// Found by sorting 64-bit hashes of the IDs: a node-based hash set of a million IDs spent 0.7 of
+// the 1.0 s a 1 M-variant .bim took to read, in cache misses.
+std::optional<std::pair<size_t, size_t>> first_repeated_id(const std::vector<variant_record>& v) {
+  std::vector<std::pair<uint64_t, size_t>> h;
+  h.reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i].id != ".") h.emplace_back(std::hash<std::string>{}(v[i].id), i);
+  std::sort(h.begin(), h.end());
+  std::optional<std::pair<size_t, size_t>> first;
+  for (size_t a = 0; a < h.size();) {
+    size_t b = a + 1;
+    while (b < h.size() && h[b].first == h[a].first) ++b;
+    for (size_t x = a + 1; x < b; ++x)  // indices ascend within a run of equal hashes
+      for (size_t y = a; y < x; ++y)
+        if (v[h[y].second].id == v[h[x].second].id) {
+          if (!first || h[x].second < first->second) first = std::make_pair(h[y].second, h[x].second);
+          break;
+        }
+    a = b;
   }
+  return first;
+}
+
+}  // namespace
+
+namespace {
+
+// One .bim line into r, or the message of what is wrong with it.
+std::optional<std::string> parse_bim_line(std::string_view line, std::vector<std::string_view>& f, variant_record& r) {
+  io::split_whitespace(line, f);
+  if (f.size() != 6) return "expected 6 columns (chrom ID cM position A1 A2), found " + std::to_string(f.size());
+  r.chrom = str(f[0]);
+  r.id = str(f[1]);
+  switch (detail::parse_number_text(f[2], r.cm)) {  // as plink2: a NaN or infinite position is refused
+    case detail::number_text_status::ok: break;
+    case detail::number_text_status::not_finite:
+      return "centimorgan column (3) is not a finite number: '" + str(f[2]) + "'";
+    case detail::number_text_status::not_a_number: return "centimorgan column is not a number: '" + str(f[2]) + "'";
+  }
+  if (!parse_number(f[3], r.pos)) return "position column is not an integer: '" + str(f[3]) + "'";
+  r.a1 = str(f[4]);
+  r.a2 = str(f[5]);
+  return std::nullopt;
+}
+
+}  // namespace
+
+// The file is read whole and parsed in pieces of lines on all threads (1 M lines: 0.4 -> 0.1 s);
+// lines are what std::getline gives (a last line without '\n' counts, an empty last one does not).
+std::vector<variant_record> read_bim(const std::string& path) {
+  std::string text;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw input_error(".bim file '" + path + "' cannot be opened");
+    in.seekg(0, std::ios::end);
+    text.resize(static_cast<size_t>(std::max<std::streamoff>(0, in.tellg())));
+    in.seekg(0);
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!in) throw io_error("read error in '" + path + "'");
+  }
+  // Pieces end just after a '\n' (or at the end of the text).
+  const int threads = std::max(1, omp_get_max_threads());
+  const size_t pieces = static_cast<size_t>(4 * threads);
+  std::vector<size_t> cut{0};
+  for (size_t p = 1; p < pieces; ++p) {
+    size_t at = std::max(cut.back(), text.size() * p / pieces);
+    const size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) break;
+    if (nl + 1 > cut.back()) cut.push_back(nl + 1);
+  }
+  if (cut.back() < text.size()) cut.push_back(text.size());
+  const size_t np = cut.size() - 1;
+  std::vector<std::vector<variant_record>> parts(np);
+  std::vector<int64_t> lines(np, 0), bad_line(np, -1);
+  std::vector<std::string> bad_message(np);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (size_t p = 0; p < np; ++p) {
+    std::vector<std::string_view> f;
+    for (size_t at = cut[p]; at < cut[p + 1];) {
+      size_t end = text.find('\n', at);
+      if (end == std::string::npos || end > cut[p + 1]) end = cut[p + 1];
+      variant_record r;
+      if (auto wrong = parse_bim_line(std::string_view(text).substr(at, end - at), f, r)) {
+        bad_line[p] = lines[p];
+        bad_message[p] = std::move(*wrong);
+        break;
+      }
+      parts[p].push_back(std::move(r));
+      ++lines[p];
+      at = end + 1;
+    }
+  }
+  std::vector<variant_record> out;
+  int64_t before = 0;  // lines of the earlier pieces
+  for (size_t p = 0; p < np; ++p) {
+    if (bad_line[p] >= 0)
+      throw input_error(path + ":" + std::to_string(before + bad_line[p] + 1) + ": " + bad_message[p]);
+    before += lines[p];
+  }
+  out.reserve(static_cast<size_t>(before));
+  for (auto& part : parts) std::move(part.begin(), part.end(), std::back_inserter(out));
   if (out.empty()) throw input_error(path + ": no variants");
+  // Every line is a record, so record i is on line i + 1.
+  if (const auto rep = first_repeated_id(out))
+    throw input_error(path + ":" + std::to_string(rep->second + 1) + ": duplicate variant ID '" + out[rep->second].id +
+                      "' (first seen on line " + std::to_string(rep->first + 1) + ")");
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/mirror_lower.hpp"
 #include "core/stage_clock.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/grm.hpp"
@@ -21,12 +22,6 @@ void ibs_tables(double p, code_table& t1, code_table& t2, code_table& t3) {
   t1 = {1 - s1, 0.0, 1 - s1, -s1};  // [g >= 1]
   t2 = {1 - s2, 0.0, -s2, -s2};     // [g >= 2]
   t3 = {0.0, std::sqrt(w), 0.0, 0.0};
-}
-
-void mirror_lower(double* a, int64_t n, int threads) {
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = i + 1; j < n; ++j) a[i * n + j] = a[j * n + i];
 }
 
 }  // namespace
@@ -83,7 +78,7 @@ genotype_gram compute_genotype_gram(const executor& exec, const genotype_source&
     }
     clock.time("collect sums", [&] { sums.flush(); });
   }
-  clock.time("finish", [&] { mirror_lower(g.F.data(), n, threads); });
+  clock.time("finish", [&] { detail::mirror_lower(g.F.data(), n, threads); });
   return g;
 }
 

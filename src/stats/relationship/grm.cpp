@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "core/mirror_lower.hpp"
 #include "core/stage_clock.hpp"
 #include "grm_into.hpp"
 #include "panoramix/error.hpp"
@@ -19,13 +20,7 @@ double grm_frequency(double a1_freq) { return std::isnan(a1_freq) ? 0.5 : a1_fre
 
 namespace {
 
-template <class T>
-void mirror_lower(T* a, int64_t n, int threads) {
-#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = i + 1; j < n; ++j) a[i * n + j] = a[j * n + i];
-}
-
+using detail::mirror_lower;
 using detail::stage_clock;
 
 }  // namespace
@@ -92,7 +87,9 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
     });
     int64_t block_missing = 0;
     clock.time("frequencies and tables", [&] {
-      counter.add_block(exec, first, g, freqs);
+      // On a device the counts come from the host's cores: the GPU is still multiplying the last
+      // block while they count this one, and the block then crosses PCIe once, not twice.
+      counter.add_block(exec.on_device() ? exec.host() : exec, first, g, freqs);
       // Per-variant tables of z by .bed code {hom A1, missing, het, hom A2}.
       z.resize(static_cast<size_t>(count));
       if (vanraden) rowsum_table.resize(z.size()), w_table.resize(z.size()), r_q2.resize(z.size());
