@@ -5,10 +5,11 @@
 # default) and in FP64 (PMX_TABLE_CROSSPROD=blas), and the two .grm.bin are compared. A smaller
 # set (SMALL_N x SMALL_M) is then written as float64 .rel.bin by both routes and compared, since
 # .grm.bin holds float32.
+# Each large run is repeated REPS times (default 3): quote the median.
 #   bash bench/cuda_grm_end_to_end.sh BIN [SAMPLES VARIANTS [DIR [SMALL_N SMALL_M]]]
 set -u
 P=${1:-build-gpu/panoramix}; n=${2:-22016}; m=${3:-1000000}; D=${4:-/tmp/pmx_e2e}
-sn=${5:-4000}; sm=${6:-100000}
+sn=${5:-4000}; sm=${6:-100000}; reps=${REPS:-3}
 PY=$(command -v python3)
 mkdir -p "$D"
 echo "== end to end: $n x $m, $(nproc) CPU cores, $(nvidia-smi --query-gpu=name --format=csv,noheader)"
@@ -37,9 +38,11 @@ print(f"   {sys.argv[1].split('/')[-1]} int8 vs FP64: {a.size} values, max |diff
       f"differing {int((d > 0).sum())}, scale max |G| {np.abs(b[ok]).max():.3g}")
 PYEOF
 }
-run vanraden vanraden gcta "$D/vanraden" "$D/big"
-run standardized-int8 standardized gcta "$D/std_int8" "$D/big"
-run standardized-fp64 standardized gcta "$D/std_fp64" "$D/big" PMX_TABLE_CROSSPROD=blas
+for r in $(seq "$reps"); do
+  run "vanraden #$r" vanraden gcta "$D/vanraden" "$D/big"
+  run "standardized-int8 #$r" standardized gcta "$D/std_int8" "$D/big"
+  run "standardized-fp64 #$r" standardized gcta "$D/std_fp64" "$D/big" PMX_TABLE_CROSSPROD=blas
+done
 compare "$D/std_int8.grm.bin" "$D/std_fp64.grm.bin" float32
 "$P" simulate --samples "$sn" --variants "$sm" --seed 6 --out "$D/small" >/dev/null 2>&1 || { echo "simulate failed"; exit 1; }
 run small-int8 standardized rel-bin "$D/small_int8" "$D/small"
