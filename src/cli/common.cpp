@@ -269,13 +269,14 @@ namespace {
 // on an H200 machine, which reading a large .bim hides. make_executor() takes it; run_command()
 // drops one that no command took (waiting for its thread) before it returns.
 std::future<executor> early_executor;
+bool early_started = false;  // once per run: a later open_input (e.g. --predict's) starts none
 }  // namespace
 
 std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log& log) {
   if (o.bfile.empty())
     throw input_error("no genotypes given: use --bfile PREFIX, --pfile PREFIX, --vcf FILE, --bcf FILE or --bgen FILE");
-  if ((o.device == "cuda" || o.device == "auto") && !early_executor.valid())
-    early_executor = std::async(std::launch::async, [device = o.device, threads = o.threads] {
+  if ((o.device == "cuda" || o.device == "auto") && !early_started)
+    early_started = true, early_executor = std::async(std::launch::async, [device = o.device, threads = o.threads] {
       executor e(parse_backend(device), threads, tuning::from_environment());
       e.start_device();
       return e;
@@ -296,6 +297,7 @@ std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log&
 executor make_executor(const common_options& o, run_log& log) {
   // "auto": cuda when it is compiled in and a device is visible, else cpu (parse_backend).
   // The PMX_* route settings (tuning.hpp) are read here, once, for the whole run.
+  early_started = true;  // an open_input after this one starts no second executor
   executor exec = early_executor.valid() ? early_executor.get()
                                          : executor(parse_backend(o.device), o.threads, tuning::from_environment());
   log.message("Backend: " + backend_name(exec.kind()) + ", " + std::to_string(exec.threads()) + " threads");

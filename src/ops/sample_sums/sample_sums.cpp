@@ -31,7 +31,9 @@ sample_sums::sample_sums(const executor& exec, int64_t n, const sample_sums_outp
   PMX_EXPECTS(!out.S_on_device_only || !out.S, "S on the device only: no host S");
   if (out.S_on_device_only && exec.kind() != backend::cuda)
     throw unsupported_error("sample_sums: S kept on the device needs a cuda executor");
-  if (exec.kind() == backend::cuda && n > 0)
+  // C alone is kept on the device only for its int8 route (PMX_TABLE_CROSSPROD=blas: per block).
+  const bool c_resident = out.C && exec.tuning().table_crossprod != tuning::route::blas;
+  if (exec.kind() == backend::cuda && n > 0 && (out.S || out.N || out.a || out.S_on_device_only || c_resident))
     s_->device = kernels::cuda::open_device_sums(exec, n, out, s_->c_exec);
   if (out.S_on_device_only && n > 0 && !s_->device)
     throw unsupported_error("sample_sums: the " + std::to_string(n) + " x " + std::to_string(n) +
