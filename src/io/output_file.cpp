@@ -7,6 +7,7 @@
 #include <cstring>
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 
 #include "panoramix/error.hpp"
 
@@ -41,10 +42,10 @@ void output_file::write_pieces(const std::vector<size_t>& sizes, int threads,
   int failed = 0;  // errno of the first failed piece
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
   for (size_t p = 0; p < sizes.size(); ++p) {
-    std::vector<char> buffer(sizes[p]);
-    fill(p, buffer.data());
+    const std::unique_ptr<char[]> buffer(new char[sizes[p]]);  // fill writes every byte: no zeroing
+    fill(p, buffer.get());
     for (size_t done = 0; done < sizes[p];) {
-      const ssize_t w = ::pwrite(fd, buffer.data() + done, sizes[p] - done, at[p] + static_cast<off_t>(done));
+      const ssize_t w = ::pwrite(fd, buffer.get() + done, sizes[p] - done, at[p] + static_cast<off_t>(done));
       if (w <= 0) {
 #pragma omp critical(output_file_pieces)
         if (!failed) failed = w < 0 ? errno : ENOSPC;

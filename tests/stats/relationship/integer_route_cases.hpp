@@ -56,6 +56,16 @@ inline packed_genotypes make_genotypes(int64_t n, int64_t k, double missing, uin
 }
 
 
+/// make_genotypes without missing calls (theirs become homozygous A2): the data of the int8 route,
+/// which serves blocks without missing calls.
+inline packed_genotypes make_called_genotypes(int64_t n, int64_t k, uint64_t seed) {
+  packed_genotypes g = make_genotypes(n, k, 0.0, seed);
+  for (int64_t l = 0; l < k; ++l)
+    for (int64_t i = 0; i < n; ++i)
+      if (g.view().code(i, l) == code_missing) g.set(i, l, code_hom_a2);
+  return g;
+}
+
 /// The genotypes as a PLINK fileset at `prefix` (samples s0.., variants v0.. on chromosome 1).
 inline void write_fileset(const std::string& prefix, const packed_genotypes& g) {
   const int64_t n = g.n_samples(), k = g.n_variants();

@@ -33,19 +33,17 @@ executor cuda_with(tuning::route route) {
   return executor(backend::cuda, 4, t);
 }
 
-packed_genotypes called(int64_t n, int64_t k, uint64_t seed) {
-  packed_genotypes g = make_genotypes(n, k, 0.0, seed);
-  for (int64_t l = 0; l < k; ++l)
-    for (int64_t i = 0; i < n; ++i)
-      if (g.view().code(i, l) == code_missing) g.set(i, l, code_hom_a2);
-  return g;
-}
-
 struct block {
   packed_genotypes g;
   std::vector<code_table> tables;
   bool has_missing;
 };
+
+// A block of standardised-style tables (`kind`) on g.
+block make_block(packed_genotypes g, tables_kind kind, uint64_t seed, bool has_missing) {
+  auto t = make_tables(g, kind, seed);
+  return {std::move(g), std::move(t), has_missing};
+}
 
 // C (host, starting at 0.25) through the op on `e`, flushing after the first block and at the end.
 std::vector<double> run_op(const executor& e, const std::vector<block>& blocks, int64_t n, int64_t* integer_variants) {
@@ -113,9 +111,7 @@ TEST(CudaGrmInt8, OpMatchesLongDoubleWithinBound) {
     std::vector<block> blocks;
     int64_t k = 0;
     for (size_t b = 0; b < s.sizes.size(); ++b) {
-      packed_genotypes g = called(s.n, s.sizes[b], 100 * s.n + b);
-      auto t = make_tables(g, s.kind, b + 1);
-      blocks.push_back({std::move(g), std::move(t), false});
+      blocks.push_back(make_block(make_called_genotypes(s.n, s.sizes[b], 100 * s.n + b), s.kind, b + 1, false));
       k += s.sizes[b];
     }
     int64_t integer = 0;
@@ -131,21 +127,10 @@ TEST(CudaGrmInt8, BlockWithMissingCallsTakesFp64AndAddsIn) {
   PMX_REQUIRE_GPU();
   const int64_t n = 77;
   std::vector<block> blocks;
-  {
-    packed_genotypes g = called(n, 300, 1);
-    auto t = make_tables(g, tables_kind::standardized, 1);
-    blocks.push_back({std::move(g), std::move(t), false});
-  }
-  {
-    packed_genotypes g = make_genotypes(n, 200, 0.05, 2);  // missing calls, a sample with none
-    auto t = make_tables(g, tables_kind::standardized, 2);
-    blocks.push_back({std::move(g), std::move(t), true});
-  }
-  {
-    packed_genotypes g = called(n, 100, 3);
-    auto t = make_tables(g, tables_kind::standardized, 3);
-    blocks.push_back({std::move(g), std::move(t), false});
-  }
+  blocks.push_back(make_block(make_called_genotypes(n, 300, 1), tables_kind::standardized, 1, false));
+  // Missing calls, and a sample with none.
+  blocks.push_back(make_block(make_genotypes(n, 200, 0.05, 2), tables_kind::standardized, 2, true));
+  blocks.push_back(make_block(make_called_genotypes(n, 100, 3), tables_kind::standardized, 3, false));
   int64_t integer = 0;
   const auto C = run_op(cuda_with(tuning::route::automatic), blocks, n, &integer);
   EXPECT_EQ(integer, 400) << "the two blocks without missing calls";
@@ -160,9 +145,7 @@ TEST(CudaGrmInt8, SeveralPanels) {
   PMX_REQUIRE_GPU();
   const int64_t n = 4100;
   std::vector<block> blocks;
-  packed_genotypes g = called(n, 96, 5);
-  auto t = make_tables(g, tables_kind::standardized, 5);
-  blocks.push_back({std::move(g), std::move(t), false});
+  blocks.push_back(make_block(make_called_genotypes(n, 96, 5), tables_kind::standardized, 5, false));
   int64_t integer = 0;
   const auto C = run_op(cuda_with(tuning::route::automatic), blocks, n, &integer);
   EXPECT_EQ(integer, 96);
@@ -175,7 +158,7 @@ TEST(CudaGrmInt8, GrmMatchesLongDouble) {
   const int64_t n = 90, k = 700;
   for (double missing : {0.0, 0.02}) {
     test::temp_dir dir;
-    const packed_genotypes g = missing > 0 ? make_genotypes(n, k, missing, 9) : called(n, k, 9);
+    const packed_genotypes g = missing > 0 ? make_genotypes(n, k, missing, 9) : make_called_genotypes(n, k, 9);
     write_fileset(dir.path("d"), g);
     plink_fileset data(dir.path("d"));
     grm_options opt;

@@ -108,16 +108,6 @@ void check_emulated_product(const packed_genotypes& g, const std::vector<code_ta
   std::printf("  %s: largest error / bound %.3g\n", what, worst);
 }
 
-// The route serves blocks without missing calls: make_genotypes' missing calls (a sample missing
-// everywhere, all-missing variants) become homozygous A2.
-packed_genotypes called(int64_t n, int64_t k, uint64_t seed) {
-  packed_genotypes g = make_genotypes(n, k, 0.0, seed);
-  for (int64_t l = 0; l < k; ++l)
-    for (int64_t i = 0; i < n; ++i)
-      if (g.view().code(i, l) == code_missing) g.set(i, l, code_hom_a2);
-  return g;
-}
-
 }  // namespace
 
 TEST(GrmIntegerWeights, DigitsKeepEveryWeight) {
@@ -151,7 +141,7 @@ TEST(GrmIntegerWeights, EmulatedProductMatchesLongDouble) {
                         spec{33, 700, tables_kind::standardized, "33 x 700 standardized"},
                         spec{40, 300, tables_kind::vanraden, "40 x 300 vanraden"},
                         spec{31, 400, tables_kind::wide_affine, "31 x 400 wide affine"}}) {
-    const auto g = called(s.n, s.k, s.n + s.k);
+    const auto g = make_called_genotypes(s.n, s.k, s.n + s.k);
     const auto tab = make_tables(g, s.kind, s.n);
     integer_weight_plan plan;
     ASSERT_TRUE(kernels::make_integer_weight_plan(tab, plan));
