@@ -5,7 +5,8 @@
 # default) and in FP64 (PMX_TABLE_CROSSPROD=blas), and the two .grm.bin are compared. A smaller
 # set (SMALL_N x SMALL_M) is then written as float64 .rel.bin by both routes and compared, since
 # .grm.bin holds float32.
-# Each large run is repeated REPS times (default 3): quote the median.
+# Each large run is repeated REPS times (default 3): quote the median. Every run writes new files
+# after a `sync` (outside its time): none replaces an output or waits for another run's writeback.
 #   bash bench/cuda_grm_end_to_end.sh BIN [SAMPLES VARIANTS [DIR [SMALL_N SMALL_M]]]
 set -u
 P=${1:-build-gpu/panoramix}; n=${2:-22016}; m=${3:-1000000}; D=${4:-/tmp/pmx_e2e}
@@ -18,6 +19,12 @@ t0=$(date +%s)
 echo "simulated in $(( $(date +%s) - t0 )) s: $(stat -c %s "$D/big.bed") bytes"
 run() {  # label method format prefix data [env...]
   local label=$1 method=$2 format=$3 out=$4 data=$5; shift 5
+  # Each run writes new files, as a lone run would, with no writeback of earlier runs pending: the
+  # outputs of this label's last round are removed and the page cache synced first (outside the
+  # time). Replacing a 1 GiB output costs ~0.7 s on the H200 machine's disk, whose ext4 is mounted
+  # with `discard`: freeing the old file's blocks trims them, inside the rename.
+  rm -f "$out".grm.bin "$out".grm.N.bin "$out".grm.id "$out".rel.bin "$out".rel.id
+  sync
   local t0=$(date +%s%N)
   env "$@" timeout 400 "$P" grm --bfile "$data" --method "$method" --device cuda --format "$format" --out "$out" \
     >/dev/null 2>&1 || echo "grm $label failed or timed out"

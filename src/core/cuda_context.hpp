@@ -119,9 +119,11 @@ int64_t device_budget(const executor& exec, const cuda_context& ctx);
 /// the piece is copied to dst(first, piece_index), then consume(device_ptr, first, count) may
 /// enqueue device work on the stream that reads it. Filling piece p+1 on the host overlaps the
 /// copy and the work of piece p. Destinations used as a ring of two must alternate with p & 1.
+/// The copies go on `stream` (default: c.stream), e.g. a copy stream that runs beside c.stream.
 template <class Dst, class Fill, class Consume>
 void stream_to_device(cuda_context& c, int64_t items, int64_t piece_items, size_t item_bytes, Dst dst,
-                      Fill fill, Consume consume) {
+                      Fill fill, Consume consume, cudaStream_t stream = nullptr) {
+  if (!stream) stream = c.stream;
   c.ensure_pinned(static_cast<size_t>(piece_items) * item_bytes);
   int64_t p = 0;
   for (int64_t first = 0; first < items; first += piece_items, ++p) {
@@ -131,9 +133,9 @@ void stream_to_device(cuda_context& c, int64_t items, int64_t piece_items, size_
     fill(c.pinned[s], first, count);
     void* d = dst(first, p);
     PMX_CUDA_CHECK(cudaMemcpyAsync(d, c.pinned[s], static_cast<size_t>(count) * item_bytes,
-                                   cudaMemcpyHostToDevice, c.stream));
+                                   cudaMemcpyHostToDevice, stream));
     consume(static_cast<const void*>(d), first, count);
-    PMX_CUDA_CHECK(cudaEventRecord(c.staged[s], c.stream));
+    PMX_CUDA_CHECK(cudaEventRecord(c.staged[s], stream));
   }
 }
 

@@ -67,23 +67,27 @@ inline std::vector<blocks> every_case() {
   return c;
 }
 
-/// Host outputs, initialised to nonzero values (S, N: 3; C: 0.25; a: -1).
+/// Host outputs, initialised to nonzero values (S, N: 3; C: 0.25; a: -1), or S, N, C to garbage
+/// (0x5a5a5a5a and NaN) for `uninitialised` runs.
 struct outputs {
   std::vector<int32_t> S, N;
   std::vector<double> C, a;
-  explicit outputs(int64_t n)
-      : S(static_cast<size_t>(n * n), 3), N(S), C(static_cast<size_t>(n * n), 0.25), a(static_cast<size_t>(n), -1.0) {}
+  explicit outputs(int64_t n, bool garbage = false)
+      : S(static_cast<size_t>(n * n), garbage ? 0x5a5a5a5a : 3), N(S),
+        C(static_cast<size_t>(n * n), garbage ? std::nan("") : 0.25), a(static_cast<size_t>(n), -1.0) {}
 };
 
 /// Runs the op on `e` for the outputs in `which`, flushing after block `flush_after` (and at the
-/// end); `residence` (when not null) receives the op's residence().
+/// end); `residence` (when not null) receives the op's residence(). With `uninitialised`, S, N and
+/// C start as garbage and the op is told so (sample_sums_outputs::uninitialised).
 inline outputs run(const executor& e, const blocks& b, unsigned which, int flush_after = 1,
-                   std::string* residence = nullptr) {
-  outputs o(b.n);
+                   std::string* residence = nullptr, bool uninitialised = false) {
+  outputs o(b.n, uninitialised);
   {
     sample_sums s(e, b.n,
                   {.S = which & want_S ? o.S.data() : nullptr, .N = which & want_N ? o.N.data() : nullptr,
-                   .C = which & want_C ? o.C.data() : nullptr, .ld = b.n, .a = which & want_a ? o.a.data() : nullptr});
+                   .C = which & want_C ? o.C.data() : nullptr, .ld = b.n, .a = which & want_a ? o.a.data() : nullptr,
+                   .uninitialised = uninitialised});
     if (residence) *residence = s.residence();
     for (size_t q = 0; q < b.g.size(); ++q) {
       s.add(b.g[q].view(), b.c_tab[q], b.a_tab[q], q != b.clean);
@@ -169,6 +173,37 @@ inline void every_case_matches_reference(const executor& e) {
       const outputs got = run(e, b, which);
       expect_sums(want, got, b, which, std::string(backend_name(e.kind())) + ": " + describe(b, which));
       if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+/// Outputs that start as garbage with `uninitialised` set: the op zeroes S, N and C (whole rows)
+/// before it adds, on every case and output subset: lower triangles equal the reference's sums
+/// (which started from 3, 3 and 0.25) less those starting values, upper triangles 0; a as before.
+inline void uninitialised_outputs_are_zeroed_first(const executor& e) {
+  for (const blocks& b : every_case())
+    for (unsigned which : output_sets) {
+      const outputs want = run(executor::reference(), b, which, -1);
+      const outputs got = run(e, b, which, 1, nullptr, true);
+      const std::string what = std::string(backend_name(e.kind())) + ", uninitialised: " + describe(b, which);
+      const int64_t n = b.n;
+      const double tol = 1e-12 * static_cast<double>(b.variants() + 1);
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_NEAR(got.a[i], want.a[i], tol) << what << " a(" << i << ")";
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t at = i * n + j;
+          const bool lower = j <= i;
+          const std::string ij = "(" + std::to_string(i) + "," + std::to_string(j) + ")";
+          if (which & want_S) {
+            ASSERT_EQ(got.S[at], lower ? want.S[at] - 3 : 0) << what << " S" << ij;
+          }
+          if (which & want_N) {
+            ASSERT_EQ(got.N[at], lower ? want.N[at] - 3 : 0) << what << " N" << ij;
+          }
+          if (which & want_C) {
+            ASSERT_NEAR(got.C[at], lower ? want.C[at] - 0.25 : 0.0, tol) << what << " C" << ij;
+          }
+        }
+      }
     }
 }
 

@@ -16,6 +16,17 @@ TEST(CudaSampleSums, EveryCaseMatchesReference) {
   cases::every_case_matches_reference(executor(backend::cuda, 4));
 }
 
+// Garbage outputs zeroed by the op: on a background host thread while the device multiplies
+// (resident sums), and before the first per-block add when a small budget leaves them on the host.
+TEST(CudaSampleSums, UninitialisedOutputsAreZeroedFirst) {
+  PMX_REQUIRE_GPU();
+  cases::uninitialised_outputs_are_zeroed_first(executor(backend::cuda, 4));
+  if (HasFatalFailure()) return;
+  executor small(backend::cuda, 4);
+  small.set_device_memory_budget(int64_t{1} << 20);
+  cases::uninitialised_outputs_are_zeroed_first(small);
+}
+
 TEST(CudaSampleSums, DeviceResidentAndFallbackMatchReference) {
   PMX_REQUIRE_GPU();
   struct budget_case {

@@ -25,6 +25,12 @@ TEST(SampleSums, CpuMatchesReference) {
   cases::every_case_matches_reference(executor(backend::cpu, 1));
 }
 
+TEST(SampleSums, UninitialisedOutputsAreZeroedFirst) {
+  cases::uninitialised_outputs_are_zeroed_first(executor::reference());
+  if (HasFatalFailure()) return;
+  cases::uninitialised_outputs_are_zeroed_first(executor(backend::cpu, 2));
+}
+
 TEST(SampleSums, RejectsMismatchedInput) {
   for (const executor& e : {executor::reference(), executor(backend::cpu, 1)}) {
     std::vector<int32_t> S(16);

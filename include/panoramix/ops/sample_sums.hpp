@@ -42,6 +42,10 @@ struct sample_sums_outputs {
   /// the constructor throws unsupported_error when they do not fit its budget), and only
   /// finish_gaussian_kernel() reads them.
   bool S_on_device_only = false;
+  /// S, N and C (n rows of ld entries each) hold garbage: sample_sums zeroes them itself before it
+  /// first writes them. Where the sums are kept on the device (cuda), on host threads in the
+  /// background while the device multiplies (zeroing a 22,016² GRM's G and N took 0.3 s).
+  bool uninitialised = false;
 };
 
 class sample_sums {

@@ -96,12 +96,27 @@ struct sizes {
 struct device_sums {
   int64_t n = 0, n_pad = 0, pitch = 0, kc = 0;
   bool want_S = false, want_N = false, want_a = false;
-  device_buffer S, N, a, raw, planes, tables, part;
+  // Chunks alternate between two raw (and row-sum table) buffers: chunk k+1 is uploaded on `copy`
+  // while the compute stream still multiplies chunk k (uploaded[b]: buffer b is on the device;
+  // consumed[b]: the compute stream is done with it).
+  device_buffer S, N, a, raw[2], planes, tables[2], part;
+  cudaStream_t copy = nullptr;
+  cudaEvent_t uploaded[2] = {nullptr, nullptr}, consumed[2] = {nullptr, nullptr};
+  int next = 0;
   int64_t bytes = 0;
   // C on the int8 tensor cores (blocks without missing calls whose tables are affine); null when
   // C is not wanted, PMX_TABLE_CROSSPROD=blas, or it does not fit the budget.
   std::unique_ptr<integer_products> ints;
   int64_t integer_variants = 0;
+
+  device_sums() = default;
+  device_sums(const device_sums&) = delete;
+  device_sums& operator=(const device_sums&) = delete;
+  ~device_sums() {
+    if (copy) cudaStreamSynchronize(copy), cudaStreamDestroy(copy);
+    for (cudaEvent_t e : {uploaded[0], uploaded[1], consumed[0], consumed[1]})
+      if (e) cudaEventDestroy(e);
+  }
 };
 
 namespace {
@@ -109,9 +124,9 @@ sizes plan(int64_t n, bool S, bool N, bool a, int64_t kc) {
   const int64_t n_pad = pad256(n), pitch = pad32((n + 3) / 4);
   sizes z{};
   z.acc = (S + N) * n_pad * n_pad * 4 + (a ? n_pad * 8 : 0);
-  z.raw = kc * pitch;
+  z.raw = 2 * kc * pitch;
   z.planes = plane_bytes(7, n, kc);
-  z.tables = a ? kc * 32 : 0;
+  z.tables = a ? 2 * kc * 32 : 0;
   z.part = a ? row_sum_slices * 4 * pitch * 8 : 0;
   return z;
 }
@@ -131,12 +146,17 @@ device_sums* create(const executor& exec, int64_t n, bool want_S, bool want_N, b
   if (want_N) d->N.reserve(acc);
   if (want_a) {
     d->a.reserve(static_cast<size_t>(d->n_pad * 8));
-    d->tables.reserve(static_cast<size_t>(z.tables));
+    for (auto& t : d->tables) t.reserve(static_cast<size_t>(z.tables / 2));
     d->part.reserve(static_cast<size_t>(z.part));
   }
-  d->raw.reserve(static_cast<size_t>(z.raw));
+  for (auto& r : d->raw) r.reserve(static_cast<size_t>(z.raw / 2));
   d->planes.reserve(static_cast<size_t>(z.planes));
   d->bytes = z.total();
+  PMX_CUDA_CHECK(cudaStreamCreateWithFlags(&d->copy, cudaStreamNonBlocking));
+  for (int b = 0; b < 2; ++b) {
+    PMX_CUDA_CHECK(cudaEventCreateWithFlags(&d->uploaded[b], cudaEventDisableTiming));
+    PMX_CUDA_CHECK(cudaEventCreateWithFlags(&d->consumed[b], cudaEventDisableTiming));
+  }
   cudaStream_t st = scope.ctx.stream;
   if (want_S) PMX_CUDA_CHECK(cudaMemsetAsync(d->S.get(), 0, acc, st));
   if (want_N) PMX_CUDA_CHECK(cudaMemsetAsync(d->N.get(), 0, acc, st));
@@ -150,12 +170,17 @@ void add(device_sums* d, const executor& exec, const variant_major_view& g, cons
   detail::cuda_scope scope(exec);
   cuda_context& c = scope.ctx;
   const int64_t n = d->n, bytes = (n + 3) / 4;
-  auto* raw = static_cast<uint8_t*>(d->raw.get());
   const bool need_n = d->want_N && has_missing;
   const unsigned mask = (d->want_S ? 3u : 0u) | (need_n ? 4u : 0u);
   for (int64_t l0 = 0; l0 < g.n_variants; l0 += d->kc) {
     const int64_t cols = std::min(d->kc, g.n_variants - l0);
-    // 2-bit rows up, in 64 MiB pieces through the pinned staging buffers (host fills overlap copies).
+    const int b = d->next;
+    d->next ^= 1;
+    auto* raw = static_cast<uint8_t*>(d->raw[b].get());
+    auto* tab = static_cast<double*>(d->tables[b].get());
+    // Up on the copy stream once the compute stream is done with buffer b (chunk k - 2): 2-bit
+    // rows in 64 MiB pieces through the pinned staging buffers (host fills overlap copies).
+    PMX_CUDA_CHECK(cudaStreamWaitEvent(d->copy, d->consumed[b], 0));
     const int64_t piece = std::max<int64_t>(1, (int64_t{64} << 20) / d->pitch);
     detail::stream_to_device(
         c, cols, piece, static_cast<size_t>(d->pitch), [&](int64_t first, int64_t) { return raw + first * d->pitch; },
@@ -163,7 +188,19 @@ void add(device_sums* d, const executor& exec, const variant_major_view& g, cons
           detail::copy_rows_padded(static_cast<uint8_t*>(pinned), d->pitch, g, l0 + first, count, bytes,
                                    exec.threads());
         },
-        [](const void*, int64_t, int64_t) {});
+        [](const void*, int64_t, int64_t) {}, d->copy);
+    if (d->want_a) {
+      const int64_t tpiece = std::max<int64_t>(1, static_cast<int64_t>(c.pinned_bytes / 32));
+      detail::stream_to_device(
+          c, cols, tpiece, 32, [&](int64_t first, int64_t) { return tab + 4 * first; },
+          [&](void* pinned, int64_t first, int64_t count) {
+            std::copy_n(a_tables + 4 * (l0 + first), 4 * count, static_cast<double*>(pinned));
+          },
+          [](const void*, int64_t, int64_t) {}, d->copy);
+    }
+    PMX_CUDA_CHECK(cudaEventRecord(d->uploaded[b], d->copy));
+    PMX_CUDA_CHECK(cudaStreamWaitEvent(c.stream, d->uploaded[b], 0));
+
     if (plans) d->ints->add(c, raw, d->pitch, (*plans)[static_cast<size_t>(l0 / d->kc)]);
     if (mask) {
       plane_set ps = make_plane_set(d->planes.get(), mask, n, cols);
@@ -179,14 +216,6 @@ void add(device_sums* d, const executor& exec, const variant_major_view& g, cons
       }
     }
     if (d->want_a) {
-      auto* tab = static_cast<double*>(d->tables.get());
-      const int64_t tpiece = std::max<int64_t>(1, static_cast<int64_t>(c.pinned_bytes / 32));
-      detail::stream_to_device(
-          c, cols, tpiece, 32, [&](int64_t first, int64_t) { return tab + 4 * first; },
-          [&](void* pinned, int64_t first, int64_t count) {
-            std::copy_n(a_tables + 4 * (l0 + first), 4 * count, static_cast<double*>(pinned));
-          },
-          [](const void*, int64_t, int64_t) {});
       const int64_t slice = (cols + row_sum_slices - 1) / row_sum_slices;
       const int slices = static_cast<int>((cols + slice - 1) / slice);
       const int64_t part_ld = 4 * d->pitch;
@@ -198,6 +227,7 @@ void add(device_sums* d, const executor& exec, const variant_major_view& g, cons
           part, part_ld, slices, n, static_cast<double*>(d->a.get()));
       PMX_CUDA_CHECK_LAUNCH();
     }
+    PMX_CUDA_CHECK(cudaEventRecord(d->consumed[b], c.stream));
   }
 }
 
@@ -299,10 +329,10 @@ bool plan_chunks(const device_sums* d, std::span<const code_table> tables, std::
 
 void add_device_sums(device_sums* d, const executor& exec, const executor& c_exec, const variant_major_view& g,
                      std::span<const code_table> c_tables, std::span<const code_table> a_tables,
-                     const sample_sums_outputs& out, bool has_missing) {
+                     const sample_sums_outputs& out, bool has_missing, const std::function<void()>& before_host_write) {
   std::vector<integer_weight_plan> plans;
   const bool integer = out.C && d->ints && !has_missing && plan_chunks(d, c_tables, plans);
-  if (out.C && !integer) pmx::table_crossprod(c_exec, g, c_tables, out.C, out.ld);
+  if (out.C && !integer) before_host_write(), pmx::table_crossprod(c_exec, g, c_tables, out.C, out.ld);
   if (integer) d->integer_variants += g.n_variants;
   if (!integer && !d->want_S && !(d->want_N && has_missing) && !d->want_a) return;  // nothing on the device
   add(d, exec, g, out.a ? a_tables.front().data() : nullptr, has_missing, integer ? &plans : nullptr);

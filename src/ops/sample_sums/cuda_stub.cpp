@@ -16,7 +16,8 @@ void sample_sums_add(const executor&, const variant_major_view&, std::span<const
 }
 device_sums* open_device_sums(const executor&, int64_t, const sample_sums_outputs&, executor&) { no_cuda(); }
 void add_device_sums(device_sums*, const executor&, const executor&, const variant_major_view&,
-                     std::span<const code_table>, std::span<const code_table>, const sample_sums_outputs&, bool) {
+                     std::span<const code_table>, std::span<const code_table>, const sample_sums_outputs&, bool,
+                     const std::function<void()>&) {
   no_cuda();
 }
 void flush_device_sums(device_sums*, const executor&, const sample_sums_outputs&) { no_cuda(); }

@@ -1,6 +1,7 @@
 // Backend kernels of sample_sums (signatures once; validated and dispatched by sample_sums.cpp).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "panoramix/ops/sample_sums.hpp"
@@ -37,9 +38,10 @@ struct device_sums;
 device_sums* open_device_sums(const executor& exec, int64_t n, const sample_sums_outputs& out, executor& c_exec);
 /// Adds block g: C (when wanted) by the per-block op on c_exec, S always (when wanted), N when
 /// `has_missing`, a through a_tables. Returns once the block has been copied out of host memory.
+/// `before_host_write` runs before anything is added into host memory (C's per-block op).
 void add_device_sums(device_sums* d, const executor& exec, const executor& c_exec, const variant_major_view& g,
                      std::span<const code_table> c_tables, std::span<const code_table> a_tables,
-                     const sample_sums_outputs& out, bool has_missing);
+                     const sample_sums_outputs& out, bool has_missing, const std::function<void()>& before_host_write);
 /// Adds the device sums into the host outputs (S, N lower triangles; a) and zeroes them.
 void flush_device_sums(device_sums* d, const executor& exec, const sample_sums_outputs& out);
 void close_device_sums(device_sums* d) noexcept;

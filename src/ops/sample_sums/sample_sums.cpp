@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 
 #include "ops/sample_sums/kernels.hpp"
 #include "panoramix/executor_array.hpp"
@@ -21,6 +22,26 @@ struct sample_sums::state {
   int64_t uniform_n = 0;  // variants of blocks without missing calls: N += this on every pair
   bool missing_seen = false;  // a block may have had missing calls (distances from S not exact)
   kernels::cuda::device_sums* device = nullptr;
+  std::thread zeroing{};  // zeroes uninitialised outputs; joined by ready()
+
+  // The host outputs may be written from here on.
+  void ready() {
+    if (zeroing.joinable()) zeroing.join();
+  }
+  void start_zeroing() {
+    const int threads = std::max(1, device ? exec.threads() / 2 : exec.threads());
+    auto zero = [o = out, count = n * out.ld, threads] {
+      auto fill = [&](auto* p) {
+        if (!p) return;
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int64_t i = 0; i < count; ++i) p[i] = 0;
+      };
+      fill(o.S), fill(o.N), fill(o.C);
+    };
+    // Nothing to overlap with on the host backends: zero now.
+    if (device) zeroing = std::thread(zero);
+    else zero();
+  }
 };
 
 sample_sums::sample_sums(const executor& exec, int64_t n, const sample_sums_outputs& out)
@@ -38,9 +59,13 @@ sample_sums::sample_sums(const executor& exec, int64_t n, const sample_sums_outp
   if (out.S_on_device_only && n > 0 && !s_->device)
     throw unsupported_error("sample_sums: the " + std::to_string(n) + " x " + std::to_string(n) +
                             " sums do not fit the device memory budget (PMX_CUDA_MEMORY_MB)");
+  if (out.uninitialised && (out.S || out.N || out.C)) s_->start_zeroing();
 }
 
-sample_sums::~sample_sums() { kernels::cuda::close_device_sums(s_->device); }
+sample_sums::~sample_sums() {
+  s_->ready();
+  kernels::cuda::close_device_sums(s_->device);
+}
 
 const char* sample_sums::residence() const { return s_->device ? "device" : "host"; }
 
@@ -61,18 +86,20 @@ void sample_sums::add(const variant_major_view& g, std::span<const code_table> c
   sample_sums_outputs block = o;  // N of blocks without missing calls: counted at flush()
   if (!has_missing) block.N = nullptr;
   switch (s.exec.kind()) {
-    case backend::reference: return kernels::reference::sample_sums_add(s.exec, g, c_tables, a_tables, block);
-    case backend::cpu: return kernels::cpu::sample_sums_add(s.exec, g, c_tables, a_tables, block);
+    case backend::reference: return s.ready(), kernels::reference::sample_sums_add(s.exec, g, c_tables, a_tables, block);
+    case backend::cpu: return s.ready(), kernels::cpu::sample_sums_add(s.exec, g, c_tables, a_tables, block);
     case backend::cuda:
       if (s.device)
-        return kernels::cuda::add_device_sums(s.device, s.exec, s.c_exec, g, c_tables, a_tables, o, has_missing);
-      return kernels::cuda::sample_sums_add(s.exec, g, c_tables, a_tables, block);
+        return kernels::cuda::add_device_sums(s.device, s.exec, s.c_exec, g, c_tables, a_tables, o, has_missing,
+                                              [&s] { s.ready(); });
+      return s.ready(), kernels::cuda::sample_sums_add(s.exec, g, c_tables, a_tables, block);
   }
 }
 
 void sample_sums::flush() {
   state& s = *s_;
   const sample_sums_outputs& o = s.out;
+  s.ready();
   if (s.device) kernels::cuda::flush_device_sums(s.device, s.exec, o);
   if (o.N && s.uniform_n) kernels::add_uniform_pairs(s.exec, s.n, o.N, o.ld, static_cast<int32_t>(s.uniform_n));
   s.uniform_n = 0;
@@ -88,6 +115,7 @@ void sample_sums::finish_gaussian_kernel(double gamma, const double* covariates,
   PMX_EXPECTS(ldk >= s.n && (nc == 0 || covariates), "kernel: leading dimension, covariates");
   if (s.missing_seen)
     throw input_error("the Gaussian kernel from integer sums needs every call present (a block had missing calls)");
+  s.ready();
   const bool k_on_device = detail::points_to_device(K);
   if (s.device && k_on_device)
     return kernels::cuda::gaussian_kernel_from_device_sums(s.device, s.exec, gamma, covariates, nc, K, ldk);

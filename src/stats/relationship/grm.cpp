@@ -53,21 +53,19 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
   matrix_buffer<double> W, R;
   std::vector<double> a;
   const auto nn = static_cast<size_t>(n * n);
+  // S, N and the standardised G accumulate: sample_sums zeroes them (in the background while a GPU
+  // multiplies). VanRaden's G is written whole by the finishing step.
   clock.time("allocate", [&] {
-    if (counts) res.N = zeroed_matrix<int32_t>(nn, threads);
-    // VanRaden's G is written whole by the finishing step; the standardised one accumulates.
-    if (!vanraden) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-      for (int64_t i = 0; i < n * n; ++i) G[i] = 0;
-    }
-    if (vanraden) S = zeroed_matrix<int32_t>(nn, threads), a.assign(static_cast<size_t>(n), 0.0);
+    if (counts) res.N = matrix_buffer<int32_t>(nn);
+    if (vanraden) S = matrix_buffer<int32_t>(nn), a.assign(static_cast<size_t>(n), 0.0);
   });
 
   // One pass: each block's frequencies come from its own rows, so the block is read once and its
   // code tables are ready before its products. The n×n sums stay where the backend keeps them
   // (on the GPU for cuda) until flush.
   sample_sums sums(exec, n, {.S = vanraden ? S.data() : nullptr, .N = counts ? res.N.data() : nullptr,
-                             .C = vanraden ? nullptr : G, .ld = n, .a = vanraden ? a.data() : nullptr});
+                             .C = vanraden ? nullptr : G, .ld = n, .a = vanraden ? a.data() : nullptr,
+                             .uninitialised = true});
   res.residence = sums.residence();
   double denom_vr = 0, qq = 0;  // 2 Σ p(1-p);  Σ q² with q = 2p
   // On cuda, blocks of ~1 GiB of 2-bit data: the standardised C is still downloaded per block
