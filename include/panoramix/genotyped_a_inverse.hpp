@@ -8,8 +8,10 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "panoramix/executor.hpp"
 #include "panoramix/ops/sparse_product.hpp"
 #include "panoramix/pedigree.hpp"
 
@@ -93,6 +95,11 @@ class genotyped_a_inverse {
   int solve_levels() const;
   /// Solve with cholmod_solve2 even when the sweeps could (comparisons, tests).
   void use_cholmod_solve(bool on);
+  /// Runs the sweeps on `exec` (a cuda executor: the schedule resident on its GPU, about 24 bytes
+  /// a factor nonzero) from here on; the sparse products around them stay on the CPU. Returns a
+  /// line for logs: what was done, or why the sweeps stay on the CPU (no simplicial factor, the
+  /// device budget).
+  std::string use_device(const executor& exec);
 
  private:
   struct impl;

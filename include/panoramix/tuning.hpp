@@ -35,7 +35,8 @@ struct tuning {
   /// (AMX tiles on CPUs; int8 tensor cores under sample_sums on cuda) or in FP64 (BLAS, cuBLAS).
   route table_crossprod = route::automatic;
 
-  /// PMX_AINV_GPU=0: the single-step A⁻¹ products stay on the CPU under a cuda executor.
+  /// PMX_AINV_GPU=0: the single-step pedigree terms (A⁻¹ products, A_gg⁻¹'s LDLᵀ sweeps) stay on
+  /// the CPU under a cuda executor.
   bool ainv_on_device = true;
 
   /// The PMX_* variables above (unset ones keep their defaults); a value outside the listed ones

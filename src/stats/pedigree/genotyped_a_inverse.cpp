@@ -9,8 +9,9 @@
 #include <map>
 #include <string>
 
-#include "ldl_level_solve.hpp"
 #include "panoramix/error.hpp"
+#include "panoramix/ops/ldl_sweeps.hpp"
+#include "panoramix/transfer_buffer.hpp"
 
 namespace pmx {
 
@@ -65,11 +66,17 @@ struct genotyped_a_inverse::impl {
   cholmod_factor* L = nullptr;
   mutable std::map<int64_t, solve_workspace> ws;
   // The same factor solved by level-scheduled sweeps (simplicial LDLᵀ, the usual case for
-  // pedigrees): A^{gn}'s columns renumbered to the factor's permuted order, one m × t buffer per t.
-  ldl_level_solver sweeps;
+  // pedigrees; on the CPU's threads, or on a GPU after use_device): A^{gn}'s columns renumbered to
+  // the sweeps' order, one m × t buffer per t (page-locked when the sweeps run on a GPU).
+  ldl_sweeps sweeps;
   std::vector<int64_t> gn_permuted_col;
   bool force_cholmod_solve = false;
-  mutable std::map<int64_t, std::vector<double>> sweep_ws;
+  mutable std::map<int64_t, transfer_buffer> sweep_ws;
+
+  ldl_factor_view factor_view() const {
+    return {m, static_cast<const int64_t*>(L->Perm), static_cast<const int64_t*>(L->p),
+            static_cast<const int64_t*>(L->nz), static_cast<const int64_t*>(L->i), static_cast<const double*>(L->x)};
+  }
 
   ~impl() {
     if (!cm_started) return;
@@ -219,9 +226,7 @@ void genotyped_a_inverse::impl::factorise(std::vector<int64_t>&& rs, std::vector
   lnz = static_cast<int64_t>(cm.lnz);
   super = L->is_super != 0;
   if (!L->is_super && !L->is_ll) {
-    sweeps = ldl_level_solver(m, static_cast<const int64_t*>(L->Perm), static_cast<const int64_t*>(L->p),
-                              static_cast<const int64_t*>(L->nz), static_cast<const int64_t*>(L->i),
-                              static_cast<const double*>(L->x));
+    sweeps = ldl_sweeps(executor(backend::cpu, threads), factor_view());
     gn_permuted_col.resize(gn.col.size());
     for (size_t q = 0; q < gn.col.size(); ++q) gn_permuted_col[q] = sweeps.inverse_perm()[gn.col[q]];
   }
@@ -286,6 +291,18 @@ int genotyped_a_inverse::solve_levels() const {
 }
 void genotyped_a_inverse::use_cholmod_solve(bool on) { impl_->force_cholmod_solve = on; }
 
+std::string genotyped_a_inverse::use_device(const executor& exec) {
+  impl& s = *impl_;
+  if (s.sweeps.empty()) return "A_gg^-1 on the CPU (no simplicial factor to sweep)";
+  try {
+    s.sweeps = ldl_sweeps(exec, s.sweeps);
+    s.sweep_ws.clear();
+    return "A_gg^-1 sweeps on the GPU (" + std::to_string(s.sweeps.levels()) + " forward levels)";
+  } catch (const unsupported_error& e) {
+    return std::string("A_gg^-1 sweeps on the CPU: ") + e.what();
+  }
+}
+
 void genotyped_a_inverse::apply(int64_t t, const double* X, double* Y) const {
   PMX_EXPECTS(t >= 0, "t >= 0");
   impl& s = *impl_;
@@ -300,8 +317,9 @@ void genotyped_a_inverse::apply(int64_t t, const double* X, double* Y) const {
   if (!s.sweeps.empty() && !s.force_cholmod_solve) {
     // W = P A^{ng} X (rows in the factor's order, m × t row-major), then P (A^{nn})⁻¹ A^{ng} X in
     // place by the level-scheduled sweeps, then Y −= A^{gn} W with A^{gn}'s columns permuted.
-    std::vector<double>& W = s.sweep_ws[t];
-    W.resize(m * t);
+    auto ws = s.sweep_ws.find(t);
+    if (ws == s.sweep_ws.end()) ws = s.sweep_ws.emplace(t, transfer_buffer(s.sweeps.exec(), static_cast<size_t>(m * t))).first;
+    transfer_buffer& W = ws->second;
     const int64_t* perm = s.sweeps.perm().data();
 #pragma omp parallel for num_threads(nt) schedule(static, 4096) if (m * t > 50000)
     for (int64_t r = 0; r < m; ++r) {
@@ -314,7 +332,7 @@ void genotyped_a_inverse::apply(int64_t t, const double* X, double* Y) const {
         for (int64_t c = 0; c < t; ++c) w[c] += a * x[c];
       }
     }
-    s.sweeps.solve_permuted(t, W.data(), nt);
+    ldl_solve_permuted(s.sweeps, t, W.data());
 #pragma omp parallel for num_threads(nt) schedule(static, 1024) if (k * t > 50000)
     for (int64_t a = 0; a < k; ++a) {
       double* y = Y + a * t;

@@ -118,10 +118,13 @@ snp_model_operands make_snp_model_operands(const char* model, const executor& ex
       exec.on_device() ? "genotype operand (2-bit upload to the device)" : "genotype operand", sw.seconds());
   sw = stopwatch();
   out.agg_inv = std::make_unique<genotyped_a_inverse>(*in.ped, *in.F, in.geno->animals, in.threads);
+  std::string where;
+  if (exec.on_device() && exec.tuning().ainv_on_device) where = out.agg_inv->use_device(exec);
   term.setup_seconds.emplace_back("A_gg^-1 operator (sparse Cholesky of A^nn)", sw.seconds());
   term.notes.push_back("A_gg^-1: A^nn of " + std::to_string(out.agg_inv->nongenotyped()) + " animals, factor " +
                        std::to_string(out.agg_inv->factor_nonzeros()) + " nonzeros (" +
                        (out.agg_inv->supernodal() ? "supernodal" : "simplicial") + ")");
+  if (!where.empty()) term.notes.push_back(where);
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "panoramix/error.hpp"
 #include "panoramix/genotyped_a_inverse.hpp"
 #include "panoramix/pedigree.hpp"
+#include "a_inverse_cases.hpp"
 #include "test_support.hpp"
 
 namespace pmx {
@@ -31,28 +32,9 @@ std::vector<double> oracle_inverse(const pedigree& ped, const std::vector<int64_
   return std::vector<double>(B.begin(), B.end());
 }
 
-double max_abs(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v) m = std::max(m, std::abs(x));
-  return m;
-}
-
-// max |x − y| / max |y|.
-double relative_error(const std::vector<double>& x, const std::vector<double>& y) {
-  EXPECT_EQ(x.size(), y.size());
-  double d = 0;
-  for (size_t i = 0; i < x.size(); ++i) d = std::max(d, std::abs(x[i] - y[i]));
-  return d / max_abs(y);
-}
-
-// Random k × t matrix (row-major), entries in [−1, 1].
-std::vector<double> random_block(int64_t k, int64_t t, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> X(k * t);
-  for (double& x : X) x = u(rng);
-  return X;
-}
+using test::max_abs;
+using test::random_block;
+using test::relative_error;
 
 // Dense (row-major k×k) times X (k × t row-major).
 std::vector<double> dense_times(const std::vector<double>& M, const std::vector<double>& X,
@@ -212,27 +194,11 @@ TEST(GenotypedAInverse, OnlyIsolatedAnimalsGenotyped) {
 }
 
 TEST(GenotypedAInverse, ParallelSweepsMatchCholmodSolveOnALargerPedigree) {
-  // A livestock-like pedigree (12 generations of 5,000; 50 sires per generation from the one
-  // before, dams from the two before; 3 % unknown dams), the sires and a random fifth of the
-  // others genotyped: large enough for the sweeps to run on threads. The sweeps (1 and 3
-  // threads: bit-identical) against cholmod_solve2 on the same factor.
-  const int64_t per = 5000, gens = 12;
-  std::mt19937_64 rng(12);
-  std::vector<int64_t> sire(per * gens, -1), dam(per * gens, -1);
-  std::vector<char> typed(per * gens, 0);
-  for (int64_t gen = 1; gen < gens; ++gen)
-    for (int64_t a = 0; a < per; ++a) {
-      const int64_t i = gen * per + a;
-      sire[i] = (gen - 1) * per + 2 * static_cast<int64_t>(rng() % 50) + 1;
-      const int64_t back = gen >= 2 ? 1 + static_cast<int64_t>(rng() % 2) : 1;
-      if (rng() % 100 >= 3) dam[i] = (gen - back) * per + 2 * static_cast<int64_t>(rng() % (per / 2));
-      typed[sire[i]] = 1;
-    }
-  for (int64_t i = 0; i < per * gens; ++i) typed[i] |= rng() % 5 == 0;
-  const pedigree ped = pedigree::from_indices(sire, dam);
-  std::vector<int64_t> g;
-  for (int64_t i = 0; i < ped.size(); ++i)
-    if (typed[i]) g.push_back(i);
+  // A livestock-like pedigree (12 generations of 5,000: a_inverse_cases.hpp). The sweeps (1
+  // and 3 threads: bit-identical) against cholmod_solve2 on the same factor.
+  const test::typed_pedigree tp = test::livestock_pedigree(5000, 12, 12);
+  const pedigree& ped = tp.ped;
+  const std::vector<int64_t>& g = tp.genotyped;
   const auto Ainv = a_inverse(ped);
   genotyped_a_inverse one(Ainv, g, 1), three(Ainv, g, 3);
   ASSERT_GT(three.solve_levels(), 0);
