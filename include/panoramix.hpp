@@ -52,6 +52,7 @@
 #include "panoramix/ops/crossprod.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
+#include "panoramix/ops/ldl_sweeps.hpp"
 #include "panoramix/ops/lmm_search.hpp"
 #include "panoramix/ops/matern_covariance.hpp"
 #include "panoramix/ops/sample_sums.hpp"
