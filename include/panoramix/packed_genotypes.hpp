@@ -1,6 +1,7 @@
 // Owning 2-bit genotype matrices in both orientations.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "panoramix/genotype_view.hpp"
@@ -47,6 +48,9 @@ class packed_rows {
 
 /// Blocked transpose variant-major -> sample-major (rows = samples), OpenMP over sample blocks.
 packed_rows transpose_to_sample_major(const variant_major_view& g, int threads);
+/// Sample-major rows of the given samples only (row r = sample samples[r]), gathered code by code:
+/// for a few samples this reads a small part of each variant row where the transpose writes all n.
+packed_rows sample_major_rows(const variant_major_view& g, std::span<const int64_t> samples, int threads);
 
 /// The .bed rows (rows = variants) copied into word-aligned rows padded with the missing code.
 packed_rows word_aligned_variant_rows(const variant_major_view& g, int threads);

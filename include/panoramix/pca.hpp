@@ -83,6 +83,7 @@ struct pca_result {
   int series_terms = 1;         ///< T (randomized, missing_mode::plink)
   int64_t missing_pairs = 0;    ///< pairs of distinct samples that share a missing call
   int64_t missing_calls = 0;
+  int64_t samples_with_missing = 0;  ///< samples with a missing call (randomized, missing_mode::plink)
   std::vector<std::pair<std::string, double>> stage_seconds;
 };
 

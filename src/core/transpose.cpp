@@ -5,6 +5,7 @@
 // register, so byte s then holds sample s's codes for the four variants. Eight such groups make
 // one 64-bit word (32 variants) per sample. Padding variants past the end are written as the
 // missing code, so they add nothing to any called-call quantity.
+#include <algorithm>
 #include <cstring>
 
 #include "panoramix/packed_genotypes.hpp"
@@ -57,6 +58,25 @@ packed_rows transpose_to_sample_major(const variant_major_view& g, int threads) 
           if (i < n) dst[i * dst_stride + w] = acc[s];
         }
       }
+    }
+  }
+  return out;
+}
+
+packed_rows sample_major_rows(const variant_major_view& g, std::span<const int64_t> samples, int threads) {
+  const auto rows = static_cast<int64_t>(samples.size());
+  packed_rows out(rows, g.n_variants);
+  const int64_t words = out.row_words(), m = g.n_variants;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (threads > 1)
+  for (int64_t w = 0; w < words; ++w) {  // 32 variants: their rows stay in cache for every sample
+    const int64_t j0 = w * 32, count = std::min<int64_t>(32, m - j0);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t i = samples[r], byte = i >> 2;
+      const int shift = 2 * static_cast<int>(i & 3);
+      uint64_t acc = 0;
+      for (int64_t t = 0; t < count; ++t) acc |= static_cast<uint64_t>((g.row(j0 + t)[byte] >> shift) & 3u) << (2 * t);
+      for (int64_t t = count; t < 32; ++t) acc |= uint64_t{1} << (2 * t);  // past the last variant: missing
+      out.row(r)[w] = acc;
     }
   }
   return out;

@@ -47,6 +47,25 @@ packed_genotypes hand_example() {
 
 }  // namespace
 
+// Rows of a few samples gathered alone equal the same rows of the whole transpose, padding words
+// included (sample counts not a multiple of 4, variants not a multiple of 32, 1 and 3 threads).
+TEST(Transpose, SampleRowsGatheredAloneEqualTheTransposeRows) {
+  for (int64_t n : {1, 7, 130}) {
+    const auto g = test::random_genotypes(n, 77, 0.1, 3 + n);
+    const auto all = transpose_to_sample_major(g.view(), 2);
+    const std::vector<int64_t> pick = n == 1 ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 3, n / 2, n - 1};
+    for (int threads : {1, 3}) {
+      const auto some = sample_major_rows(g.view(), pick, threads);
+      ASSERT_EQ(some.n_rows(), static_cast<int64_t>(pick.size()));
+      ASSERT_EQ(some.row_words(), all.row_words());
+      for (size_t r = 0; r < pick.size(); ++r)
+        for (int64_t w = 0; w < all.row_words(); ++w)
+          ASSERT_EQ(some.view().row(static_cast<int64_t>(r))[w], all.view().row(pick[r])[w])
+              << "n = " << n << ", sample " << pick[r] << ", word " << w;
+    }
+  }
+}
+
 TEST(ReferenceOps, HandExample) {
   const auto g = hand_example();
   const auto t = transpose_to_sample_major(g.view(), 1);

@@ -226,8 +226,18 @@ void build_missing_terms(const executor& exec, const genotype_source& data, cons
   for (const auto& [key, mij] : pairs) ++partner_start[key / n + 1];
   for (int64_t i = 0; i < n; ++i) partner_start[i + 1] += partner_start[i];
 
-  const packed_rows t = transpose_to_sample_major(g, exec.threads());
+  // Only samples with missing calls are read (the diagonal terms and both ends of every pair): when
+  // they are at most a quarter of all, their rows are gathered alone; else the whole matrix is
+  // transposed (6.2 s at 50,000 × 727,605 on the H200 machine, whatever the missing calls).
+  std::vector<int64_t> with_missing, row_of(static_cast<size_t>(n), -1);
+  for (int64_t i = 0; i < n; ++i)
+    if (m[i] > 0) row_of[i] = static_cast<int64_t>(with_missing.size()), with_missing.push_back(i);
+  res.samples_with_missing = static_cast<int64_t>(with_missing.size());
+  const bool gathered = 4 * res.samples_with_missing <= n;
+  const packed_rows t = gathered ? sample_major_rows(g, with_missing, exec.threads())
+                                 : transpose_to_sample_major(g, exec.threads());
   const packed_rows_view tv = t.view();
+  auto row = [&](int64_t i) { return gathered ? row_of[i] : i; };
   std::vector<double> s_pair(pairs.size()), s_diag(static_cast<size_t>(n), 0.0);
 #pragma omp parallel num_threads(exec.threads())
   {
@@ -237,12 +247,13 @@ void build_missing_terms(const executor& exec, const genotype_source& data, cons
       const int64_t p0 = partner_start[i], p1 = partner_start[i + 1];
       if (m[i] == 0 && p0 == p1) continue;
       double d = 0;
-      for (int64_t l = 0; l < k; ++l) d += (zi[l] = ztab[l][tv.code(i, l)]) * zi[l];
+      const int64_t ri = row(i);
+      for (int64_t l = 0; l < k; ++l) d += (zi[l] = ztab[l][tv.code(ri, l)]) * zi[l];
       s_diag[i] = d;
       for (int64_t q = p0; q < p1; ++q) {
-        const int64_t j = static_cast<int64_t>(pairs[q].first % n);
+        const int64_t rj = row(static_cast<int64_t>(pairs[q].first % n));
         double s = 0;
-        for (int64_t l = 0; l < k; ++l) s += zi[l] * ztab[l][tv.code(j, l)];
+        for (int64_t l = 0; l < k; ++l) s += zi[l] * ztab[l][tv.code(rj, l)];
         s_pair[q] = s;
       }
     }

@@ -168,37 +168,41 @@ struct simulated {
 };
 
 // Four populations (frequencies drift apart), ~3 % missing calls with a few samples at 10-12 %,
-// variant 0 missing everywhere, variant 1 monomorphic.
-const simulated& structured_set() {
-  static simulated s = [] {
-    simulated r;
-    r.n = 161, r.k = 700;
-    r.g = packed_genotypes(r.n, r.k);
-    std::mt19937_64 rng(99);
-    std::uniform_real_distribution<double> u(0, 1);
-    for (int64_t j = 0; j < r.k; ++j) {
-      const double base = 0.1 + 0.8 * u(rng);
-      double pop[4];
-      for (double& q : pop) q = std::clamp(base + 0.25 * (u(rng) - 0.5), 0.02, 0.98);
-      for (int64_t i = 0; i < r.n; ++i) {
-        const double q = pop[i % 4], miss = (i % 23 == 5) ? 0.11 : 0.03;
-        int x = (u(rng) < q) + (u(rng) < q);
-        if (j == 1) x = 2;
-        uint8_t code = x == 2 ? code_hom_a1 : x == 1 ? code_het : code_hom_a2;
-        if (j == 0 || (j != 1 && u(rng) < miss)) code = code_missing;
-        r.g.set(i, j, code);
-      }
+// variant 0 missing everywhere, variant 1 monomorphic. With `few_missing`, only those few samples
+// (7 of 161) have missing calls besides variant 0: the randomized path then gathers their rows
+// alone instead of transposing the whole matrix.
+simulated make_structured_set(bool few_missing) {
+  simulated r;
+  r.n = 161, r.k = 700;
+  r.g = packed_genotypes(r.n, r.k);
+  std::mt19937_64 rng(99);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int64_t j = 0; j < r.k; ++j) {
+    const double base = 0.1 + 0.8 * u(rng);
+    double pop[4];
+    for (double& q : pop) q = std::clamp(base + 0.25 * (u(rng) - 0.5), 0.02, 0.98);
+    for (int64_t i = 0; i < r.n; ++i) {
+      const double q = pop[i % 4], miss = (i % 23 == 5) ? 0.11 : few_missing ? 0.0 : 0.03;
+      int x = (u(rng) < q) + (u(rng) < q);
+      if (j == 1) x = 2;
+      uint8_t code = x == 2 ? code_hom_a1 : x == 1 ? code_het : code_hom_a2;
+      if (j == 0 || (j != 1 && u(rng) < miss)) code = code_missing;
+      r.g.set(i, j, code);
     }
-    std::vector<sample_record> samples(static_cast<size_t>(r.n));
-    for (int64_t i = 0; i < r.n; ++i)
-      samples[i] = {"pop" + std::to_string(i % 4), "s" + std::to_string(i), "0", "0", 0, "-9"};
-    std::vector<variant_record> variants(static_cast<size_t>(r.k));
-    for (int64_t j = 0; j < r.k; ++j)
-      variants[j] = {std::to_string(1 + j * 5 / r.k), "v" + std::to_string(j), 0, 1000 + j, "A", "G"};
-    r.prefix = work().path("structured");
-    write_plink_fileset(r.prefix, samples, variants, r.g.view());
-    return r;
-  }();
+  }
+  std::vector<sample_record> samples(static_cast<size_t>(r.n));
+  for (int64_t i = 0; i < r.n; ++i)
+    samples[i] = {"pop" + std::to_string(i % 4), "s" + std::to_string(i), "0", "0", 0, "-9"};
+  std::vector<variant_record> variants(static_cast<size_t>(r.k));
+  for (int64_t j = 0; j < r.k; ++j)
+    variants[j] = {std::to_string(1 + j * 5 / r.k), "v" + std::to_string(j), 0, 1000 + j, "A", "G"};
+  r.prefix = work().path(few_missing ? "structured_few_missing" : "structured");
+  write_plink_fileset(r.prefix, samples, variants, r.g.view());
+  return r;
+}
+
+const simulated& structured_set() {
+  static const simulated s = make_structured_set(false);
   return s;
 }
 
@@ -249,6 +253,7 @@ TEST(PcaSimulated, BothPathsMatchPlinkDefinitionWithMissingCalls) {
   const pca_result rand = compute_pca(exec, data, o, nullptr);
   EXPECT_TRUE(rand.converged);
   EXPECT_GT(rand.series_terms, 1);                  // uneven per-sample missingness: series used
+  EXPECT_EQ(rand.samples_with_missing, s.n);        // > n / 4: the whole matrix transposed
   int64_t sharing = 0;  // pairs sharing a missing call on a variant that has calls
   for (int64_t a = 0; a < s.n; ++a)
     for (int64_t b = 0; b < a; ++b)
@@ -262,6 +267,21 @@ TEST(PcaSimulated, BothPathsMatchPlinkDefinitionWithMissingCalls) {
   expect_matches_oracle(rand, G, s.n, "randomized");
   o.exact = true;
   expect_matches_oracle(compute_pca(exec, data, o, nullptr), G, s.n, "exact");
+}
+
+TEST(PcaSimulated, FewSamplesWithMissingCallsAreGatheredAlone) {
+  static const simulated s = make_structured_set(true);
+  const plink_fileset data(s.prefix);
+  const auto G = oracle_grm(s, true);
+  pca_options o;
+  o.pcs = 3;
+  for (int threads : {1, 2}) {
+    const pca_result rand = compute_pca(executor(backend::cpu, threads), data, o, nullptr);
+    EXPECT_TRUE(rand.converged);
+    EXPECT_EQ(rand.samples_with_missing, 7);  // ≤ n / 4: their rows gathered, no transpose
+    EXPECT_GT(rand.missing_pairs, 0);
+    expect_matches_oracle(rand, G, s.n, "randomized, few samples with missing calls");
+  }
 }
 
 TEST(PcaSimulated, MeanImputeIsZZtOverK) {
