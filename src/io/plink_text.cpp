@@ -130,8 +130,11 @@ std::vector<variant_record> read_bim(const std::string& path) {
     in.read(text.data(), static_cast<std::streamsize>(text.size()));
     if (!in) throw io_error("read error in '" + path + "'");
   }
-  // Pieces end just after a '\n' (or at the end of the text).
-  const int threads = std::max(1, omp_get_max_threads());
+  // Pieces end just after a '\n' (or at the end of the text). A thread per 256 KiB at most: a
+  // small file is parsed on this thread alone (waking a team costs more than the parse, and idle
+  // OpenMP threads spin).
+  const int threads = static_cast<int>(
+      std::clamp<size_t>(text.size() >> 18, 1, static_cast<size_t>(std::max(1, omp_get_max_threads()))));
   const size_t pieces = static_cast<size_t>(4 * threads);
   std::vector<size_t> cut{0};
   for (size_t p = 1; p < pieces; ++p) {
@@ -145,7 +148,7 @@ std::vector<variant_record> read_bim(const std::string& path) {
   std::vector<std::vector<variant_record>> parts(np);
   std::vector<int64_t> lines(np, 0), bad_line(np, -1);
   std::vector<std::string> bad_message(np);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (size_t p = 0; p < np; ++p) {
     std::vector<std::string_view> f;
     for (size_t at = cut[p]; at < cut[p + 1];) {
