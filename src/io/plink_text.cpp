@@ -93,10 +93,6 @@ std::optional<std::pair<size_t, size_t>> first_repeated_id(const std::vector<var
   return first;
 }
 
-}  // namespace
-
-namespace {
-
 // One .bim line into r, or the message of what is wrong with it.
 std::optional<std::string> parse_bim_line(std::string_view line, std::vector<std::string_view>& f, variant_record& r) {
   io::split_whitespace(line, f);

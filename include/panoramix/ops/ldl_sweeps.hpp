@@ -6,10 +6,10 @@
 //   reference: plain loops, rows in level order; cpu: each level's rows over OpenMP threads; both
 //     sum each row in the same order, so they give the same bits for any thread count.
 //   cuda: the schedule is uploaded once and kept on the device; a sweep is one kernel per level,
-//     one thread per (row, column) summing the row in the cpu's order. W may be host or device
-//     memory (host W crosses the bus each solve, by DMA when it is page-locked). The device may
-//     contract a multiply and a subtraction into one FMA where the cpu does not, so
-//       |Ŵ − W| ≤ the usual triangular-solve bound, not bitwise equality with the cpu.
+//     one thread per (row, column) summing the row in the cpu's order with rounded multiplies,
+//     subtractions and divisions (no FMA contraction), so it does the cpu's operations: the same
+//     bits wherever the host compiler does not contract them either. W may be host or device
+//     memory (host W crosses the bus each solve, by DMA when it is page-locked).
 #pragma once
 #include <cstdint>
 #include <memory>
