@@ -13,6 +13,7 @@
 #include "panoramix/bgen_files.hpp"
 #include "panoramix/breeding_records.hpp"
 #include "panoramix/chromosome_set.hpp"
+#include "panoramix/communicator.hpp"
 #include "panoramix/concatenated_samples.hpp"
 #include "panoramix/decoded_genotypes.hpp"
 #include "panoramix/error.hpp"

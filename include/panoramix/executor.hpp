@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "panoramix/communicator.hpp"
 #include "panoramix/tuning.hpp"
 
 namespace pmx {
@@ -56,6 +57,15 @@ class executor {
   /// other kinds.
   void start_device() const;
 
+  /// The ranks this executor's ops work across (communicator.hpp): this process alone unless set.
+  /// Ops on data split over ranks (e.g. a gemm_operand of the rank's own samples) combine their
+  /// results over it; a cuda executor of a distributed run uses the GPU of its local rank.
+  const communicator& comm() const { return *comm_; }
+  executor& set_communicator(const communicator& c) {
+    comm_ = &c;
+    return *this;
+  }
+
   static executor reference() { return executor(backend::reference, 1); }
 
  private:
@@ -63,6 +73,7 @@ class executor {
   int threads_;
   pmx::tuning tuning_;
   int64_t device_budget_ = 0;
+  const communicator* comm_ = &communicator::single();
   std::shared_ptr<detail::cuda_context> cuda_;
 };
 

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <thread>
 
 #include "core/checked_number.hpp"
+#include "panoramix/communicator.hpp"
 #include "panoramix/bgen_files.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/output_file.hpp"
@@ -304,9 +306,29 @@ executor make_executor(const common_options& o, run_log& log) {
   return exec;
 }
 
+// Processes started by an MPI launcher for this run: the communicator's size, or where this build
+// has no MPI, the launcher's own count (its environment), so that such a launch is refused too.
+static int launched_ranks() {
+  if (communicator::mpi_compiled_in()) return communicator::world().size();
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* n = std::getenv(v)) return std::max(1, std::atoi(n));
+  return 1;
+}
+
 int run_command(const std::string& out_prefix, int argc, char** argv,
                 const std::function<void(run_log&)>& body) {
   std::unique_ptr<run_log> log;
+  if (const int ranks = launched_ranks(); ranks > 1) {
+    // Every rank would compute everything and write the same files.
+    if (communicator::world().rank() == 0)
+      std::fprintf(stderr, "Error: %s\n",
+                   (std::string(argc > 1 ? argv[1] : "this command") + " runs as one process: it does not split its " +
+                    "work over the " + std::to_string(ranks) + " processes the MPI launcher started" +
+                    (communicator::mpi_compiled_in() ? "" : " (and this build has no MPI)") +
+                    "; run it without mpirun")
+                       .c_str());
+    return 2;
+  }
   try {
     check_output_prefix(out_prefix);
     log = std::make_unique<run_log>(out_prefix, argc, argv);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -81,6 +82,11 @@ struct cuda_context {
   size_t pinned_bytes = 0;
   cudaEvent_t staged[2] = {nullptr, nullptr};
   device_buffer scratch[n_scratch];
+  // Device collectives (device_collectives.cu): the NCCL communicator of the executor's ranks (an
+  // ncclComm_t, destroyed by its deleter), made on first use, and the buffer the ranks'
+  // contributions are gathered into.
+  std::shared_ptr<void> nccl;
+  device_buffer gathered;
 
   cuda_context() = default;
   cuda_context(const cuda_context&) = delete;

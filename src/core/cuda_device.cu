@@ -57,6 +57,8 @@ cuda_context::~cuda_context() {
   cudaSetDevice(device);
   if (stream) cudaStreamSynchronize(stream);
   for (auto& b : scratch) b.release();
+  gathered.release();
+  nccl.reset();
   for (int i = 0; i < 2; ++i) {
     if (pinned[i]) cudaFreeHost(pinned[i]);
     if (staged[i]) cudaEventDestroy(staged[i]);
@@ -161,7 +163,14 @@ void cuda_context::reserve_scratch(const std::vector<size_t>& bytes, int64_t bud
 }
 
 cuda_scope::cuda_scope(const executor& exec) : ctx(exec.cuda_context()), lock_(ctx.mutex) {
-  if (ctx.started) PMX_CUDA_CHECK(cudaSetDevice(ctx.device));
+  if (ctx.started) {
+    PMX_CUDA_CHECK(cudaSetDevice(ctx.device));
+  } else if (exec.comm().local_size() > 1) {
+    // One GPU per rank of this host (start() takes the current device).
+    int count = 0;
+    PMX_CUDA_CHECK(cudaGetDeviceCount(&count));
+    PMX_CUDA_CHECK(cudaSetDevice(exec.comm().local_rank() % std::max(count, 1)));
+  }
   ctx.start();
 }
 

@@ -28,6 +28,7 @@ executor executor::host() const {
   if (kind_ != backend::cuda) return *this;
   executor h(backend::cpu, threads_, tuning_);
   h.device_budget_ = device_budget_;
+  h.comm_ = comm_;
   return h;
 }
 

@@ -84,6 +84,17 @@ struct gemm_centring {
 ///     makes it an error when they cannot run.
 enum class gemm_accuracy { componentwise, normwise };
 
+/// Which samples an operand holds.
+///   all: every sample of the products.
+///   this_rank: this rank's share of the samples of a run over several processes (the executor's
+///     communicator, e.g. samples_of_rank() of them; communicator.hpp). Z·Λ then gives this rank's
+///     rows of Y (no communication), and Zᵀ·Λ̃ — Λ̃ being this rank's rows — the sum over every
+///     rank's samples: each rank's product as above, the k × l results added in rank order (NCCL
+///     for device memory), so W is the same bits on every rank; integer contributions (the int8
+///     routes' exact sums are not, they are rounded per rank) would be the same for any rank count.
+///     Every rank must call the products together (they are collective).
+enum class operand_samples { all, this_rank };
+
 /// Genotypes prepared once for many products on one executor (PCG iterations, subspace
 /// iteration). On cuda the 2-bit matrix is uploaded at construction and stays on the device, once,
 /// until the operand is destroyed; on cpu/reference the operand only holds the view. The caller
@@ -93,7 +104,8 @@ class gemm_operand {
   struct device_copy;  ///< defined by the CUDA backend; opaque here
 
   gemm_operand(const executor& exec, const variant_major_view& g,
-               gemm_accuracy accuracy = gemm_accuracy::componentwise);
+               gemm_accuracy accuracy = gemm_accuracy::componentwise,
+               operand_samples samples = operand_samples::all);
   ~gemm_operand();
   gemm_operand(gemm_operand&&) noexcept;
   gemm_operand& operator=(gemm_operand&&) noexcept;
@@ -101,6 +113,9 @@ class gemm_operand {
   const executor& exec() const { return exec_; }
   const variant_major_view& view() const { return view_; }
   gemm_accuracy accuracy() const { return accuracy_; }
+  operand_samples samples() const { return samples_; }
+  /// True when Zᵀ·Λ̃ sums over several ranks (this_rank with more than one).
+  bool summed_over_ranks() const { return samples_ == operand_samples::this_rank && exec_.comm().size() > 1; }
   /// The device-resident copy (cuda executors), else null.
   const device_copy* device() const { return device_.get(); }
 
@@ -111,6 +126,7 @@ class gemm_operand {
   executor exec_;
   variant_major_view view_;
   gemm_accuracy accuracy_;
+  operand_samples samples_;
   std::unique_ptr<device_copy, device_copy_deleter> device_;
 };
 

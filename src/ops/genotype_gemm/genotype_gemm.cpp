@@ -1,6 +1,8 @@
 #include "panoramix/ops/genotype_gemm.hpp"
 
+#include "core/device_collectives.hpp"
 #include "ops/genotype_gemm/kernels.hpp"
+#include "panoramix/executor_array.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx {
@@ -52,8 +54,9 @@ void gemm_transposed(const executor& exec, const variant_major_view& g,
   }
 }
 
-gemm_operand::gemm_operand(const executor& exec, const variant_major_view& g, gemm_accuracy accuracy)
-    : exec_(exec), view_(g), accuracy_(accuracy) {
+gemm_operand::gemm_operand(const executor& exec, const variant_major_view& g, gemm_accuracy accuracy,
+                           operand_samples samples)
+    : exec_(exec), view_(g), accuracy_(accuracy), samples_(samples) {
   PMX_EXPECTS(g.n_samples >= 0 && g.n_variants >= 0, "negative matrix size");
   PMX_EXPECTS(g.n_samples == 0 || g.n_variants == 0 || g.data, "genotype data is null");
   PMX_EXPECTS(g.row_bytes >= (g.n_samples + 3) / 4, "row_bytes smaller than ceil(n_samples / 4)");
@@ -76,10 +79,10 @@ void gemm(const gemm_operand& g, const gemm_centring& centring, int64_t l, const
   }
 }
 
-void gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64_t l,
-                     const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
+// This rank's Zᵀ·Λ̃ (the whole product for an operand of every sample).
+static void local_gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64_t l,
+                           const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
   const variant_major_view& v = g.view();
-  check(v, centring, l, lambda, ld_lambda, v.n_samples, W, ld_w, v.n_variants);
   switch (g.exec().kind()) {
     case backend::reference:
       return kernels::reference::gemm_transposed(g.exec(), v, centring, l, lambda, ld_lambda, beta, W, ld_w);
@@ -87,5 +90,24 @@ void gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64
     case backend::cuda: return kernels::cuda::gemm_transposed(g, centring, l, lambda, ld_lambda, beta, W, ld_w);
   }
 }
+
+void gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64_t l,
+                     const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
+  const variant_major_view& v = g.view();
+  check(v, centring, l, lambda, ld_lambda, v.n_samples, W, ld_w, v.n_variants);
+  if (g.summed_over_ranks()) {
+    // This rank's product, dense, in the memory W is in; then the rank-ordered sum into W.
+    const int64_t k = v.n_variants;
+    const bool device = g.exec().on_device() && detail::points_to_device(W);
+    const executor& at = device ? g.exec() : g.exec().host();
+    executor_array<double> partial;
+    if (!(beta == 0.0 && ld_w == l)) partial = executor_array<double>(at, static_cast<size_t>(k * l));
+    double* P = partial.size() ? partial.data() : W;
+    local_gemm_transposed(g, centring, l, lambda, ld_lambda, 0.0, P, l);
+    return detail::sum_over_ranks(g.exec(), P, k, l, beta, W, ld_w);
+  }
+  return local_gemm_transposed(g, centring, l, lambda, ld_lambda, beta, W, ld_w);
+}
+
 
 }  // namespace pmx

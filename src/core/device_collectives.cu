@@ -1,0 +1,138 @@
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/cuda_context.hpp"
+#include "core/device_collectives.hpp"
+#include "panoramix/error.hpp"
+
+#if PMX_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+namespace pmx::detail {
+namespace {
+
+// Adds the ranks' contributions in rank order (one rounding per addition, as the host route) and
+// writes them with β W into the strided W. gathered holds `ranks` blocks of m values: the values
+// [first, first + m) of each rank's dense rows × cols contribution.
+__global__ void add_in_rank_order(const double* __restrict__ gathered, int64_t m, int ranks, int64_t first,
+                                  int64_t cols, double beta, double* __restrict__ W, int64_t ld_w) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  double acc = gathered[i];
+  for (int r = 1; r < ranks; ++r) acc = __dadd_rn(acc, gathered[r * m + i]);
+  const int64_t e = first + i;
+  double* w = W + (e / cols) * ld_w + e % cols;
+  *w = beta == 0.0 ? acc : __dadd_rn(acc, __dmul_rn(beta, *w));
+}
+
+#if PMX_HAVE_NCCL
+// NCCL is loaded on first use, like the math libraries (cuda_libraries.hpp says why): a build
+// with it runs where it is absent as long as no run spans several GPUs.
+struct nccl_functions {
+  decltype(&ncclGetUniqueId) get_unique_id = nullptr;
+  decltype(&ncclCommInitRank) init_rank = nullptr;
+  decltype(&ncclAllGather) all_gather = nullptr;
+  decltype(&ncclCommDestroy) destroy = nullptr;
+  decltype(&ncclGetErrorString) error_string = nullptr;
+};
+
+const nccl_functions& nccl() {
+  static const nccl_functions f = [] {
+    void* lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen(PMX_CUDA_LIBRARY_DIR "/libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+      throw error(std::string("NCCL (libnccl.so.2) cannot be loaded for a run over several GPUs: ") + dlerror());
+    nccl_functions n;
+    auto find = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+      if (!fn) throw error(std::string("NCCL: libnccl.so.2 lacks ") + name);
+    };
+    find(n.get_unique_id, "ncclGetUniqueId");
+    find(n.init_rank, "ncclCommInitRank");
+    find(n.all_gather, "ncclAllGather");
+    find(n.destroy, "ncclCommDestroy");
+    find(n.error_string, "ncclGetErrorString");
+    return n;
+  }();
+  return f;
+}
+
+void nccl_check(ncclResult_t r, const char* what) {
+  if (r != ncclSuccess) throw error(std::string("NCCL: ") + what + " failed: " + nccl().error_string(r));
+}
+
+// The executor's NCCL communicator: rank 0 makes the id, MPI carries it to every rank.
+ncclComm_t nccl_comm(const executor& exec, cuda_context& ctx) {
+  if (!ctx.nccl) {
+    const communicator& comm = exec.comm();
+    ncclUniqueId id{};
+    if (comm.rank() == 0) nccl_check(nccl().get_unique_id(&id), "ncclGetUniqueId");
+    comm.broadcast(&id, sizeof id, 0);
+    ncclComm_t c = nullptr;
+    nccl_check(nccl().init_rank(&c, comm.size(), id, comm.rank()), "ncclCommInitRank");
+    ctx.nccl = std::shared_ptr<void>(c, [](void* p) { nccl().destroy(static_cast<ncclComm_t>(p)); });
+  }
+  return static_cast<ncclComm_t>(ctx.nccl.get());
+}
+#endif
+
+void launch_add(const double* gathered, int64_t m, int ranks, int64_t first, int64_t cols, double beta,
+                double* W, int64_t ld_w, cudaStream_t stream) {
+  const int threads = 256;
+  add_in_rank_order<<<static_cast<unsigned>((m + threads - 1) / threads), threads, 0, stream>>>(
+      gathered, m, ranks, first, cols, beta, W, ld_w);
+  PMX_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void sum_over_ranks(const executor& exec, double* P, int64_t rows, int64_t cols, double beta, double* W,
+                    int64_t ld_w) {
+  const communicator& comm = exec.comm();
+  const int64_t n = rows * cols;
+  if (!exec.on_device() || !is_device_pointer(P)) return host_sum_over_ranks(comm, P, rows, cols, beta, W, ld_w);
+  PMX_EXPECTS(is_device_pointer(W), "sum_over_ranks: P in device memory and W not");
+  if (n == 0) return;
+  cuda_scope scope(exec);
+  cuda_context& ctx = scope.ctx;
+  const int ranks = comm.size();
+#if PMX_HAVE_NCCL
+  if (ranks > 1) {
+    ncclComm_t c = nccl_comm(exec, ctx);
+    // Chunks of at most 64 MiB gathered. P is read chunk by chunk before W (possibly P itself)
+    // is written at the same places, so the in-place form works.
+    const int64_t chunk = std::min(n, std::max<int64_t>(1, (int64_t{8} << 20) / ranks));
+    ctx.gathered.reserve(static_cast<size_t>(chunk * ranks) * sizeof(double));
+    auto* g = static_cast<double*>(ctx.gathered.get());
+    for (int64_t at = 0; at < n; at += chunk) {
+      const int64_t m = std::min(chunk, n - at);
+      nccl_check(nccl().all_gather(P + at, g, static_cast<size_t>(m), ncclDouble, c, ctx.stream), "ncclAllGather");
+      launch_add(g, m, ranks, at, cols, beta, W, ld_w, ctx.stream);
+    }
+    PMX_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
+    return;
+  }
+#endif
+  if (ranks == 1) {
+    if (P == W) return;
+    launch_add(P, n, 1, 0, cols, beta, W, ld_w, ctx.stream);
+    PMX_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
+    return;
+  }
+  // No NCCL: through the host.
+  std::vector<double> p(static_cast<size_t>(n)), w(static_cast<size_t>(n));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
+  PMX_CUDA_CHECK(cudaMemcpy(p.data(), P, p.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  if (beta != 0.0)
+    PMX_CUDA_CHECK(cudaMemcpy2D(w.data(), cols * sizeof(double), W, ld_w * sizeof(double), cols * sizeof(double),
+                                rows, cudaMemcpyDeviceToHost));
+  host_sum_over_ranks(comm, p.data(), rows, cols, beta, w.data(), cols);
+  PMX_CUDA_CHECK(cudaMemcpy2D(W, ld_w * sizeof(double), w.data(), cols * sizeof(double), cols * sizeof(double),
+                              rows, cudaMemcpyHostToDevice));
+}
+
+}  // namespace pmx::detail

@@ -1,0 +1,23 @@
+// Sums over the ranks of an executor's communicator for data in the executor's memory: host
+// memory through MPI (communicator::sum), device memory of a cuda executor through NCCL where the
+// build has it (an all-gather, then every rank adds the contributions in rank order on its GPU:
+// the same bits as the host route), else through the host.
+#pragma once
+#include <cstdint>
+
+#include "panoramix/executor.hpp"
+
+namespace pmx::detail {
+
+/// W ← Σ_ranks P_r + β W, for the rows × cols matrices P (this rank's contribution, dense, leading
+/// dimension cols; overwritten) and W (leading dimension ld_w), both host memory or both device
+/// memory of a cuda executor. The sum is added in rank order, so every rank gets the same bits;
+/// β = 0 does not read W. P may be W itself when β = 0 and ld_w = cols.
+void sum_over_ranks(const executor& exec, double* P, int64_t rows, int64_t cols, double beta, double* W,
+                    int64_t ld_w);
+
+/// The same for host memory only (what sum_over_ranks does with host pointers).
+void host_sum_over_ranks(const communicator& comm, double* P, int64_t rows, int64_t cols, double beta,
+                         double* W, int64_t ld_w);
+
+}  // namespace pmx::detail
