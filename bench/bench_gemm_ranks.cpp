@@ -6,7 +6,9 @@
 // Each rank makes its own samples' 2-bit calls (random, ~1 % missing) in host memory; operands,
 // Λ, Λ̃, Y and W are in the executor's memory (device memory on cuda), so the times are the
 // products and the sum, not the bus. Prints per-rank memory and the median over repetitions of
-// the slowest rank's time (barriers around each product).
+// the slowest rank's time (barriers around each product). Then the sum over ranks alone
+// (detail::sum_over_ranks: an NCCL all-gather and the rank-ordered addition) on 1, 64 and 512 MiB of
+// doubles per rank, with the all-gather's bus bandwidth in NCCL's convention ((P−1)/P · P·bytes / t).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_collectives.hpp"
 #include "panoramix/communicator.hpp"
 #include "panoramix/executor_array.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
@@ -118,6 +121,24 @@ int main(int argc, char** argv) {
   double checksum = 0;
   for (double x : w) checksum += x;
 
+  // The sum over ranks alone, per size.
+  std::vector<std::pair<int64_t, double>> sums;
+  for (int64_t mib : {1, 64, 512}) {
+    const int64_t count = (mib << 20) / 8;
+    executor_array<double> a(exec, static_cast<size_t>(count));
+    std::vector<double> host(static_cast<size_t>(count), 1.0 + comm.rank());
+    a.copy_from_host(host.data(), 0, host.size());
+    std::vector<double> t;
+    for (int r = 0; r < reps + 1; ++r) {
+      comm.barrier();
+      t0 = now();
+      detail::sum_over_ranks(exec, a.data(), count, 1, 0.0, a.data(), 1);
+      comm.barrier();
+      if (r > 0) t.push_back(now() - t0);
+    }
+    sums.emplace_back(mib, median(t));
+  }
+
   const double gb_rank = double(row_bytes) * double(k) / 1e9;
   std::vector<double> mem(comm.size());
   comm.all_gather(&gb_rank, sizeof gb_rank, mem.data());
@@ -133,7 +154,11 @@ int main(int argc, char** argv) {
     std::printf("Z*L   median %.2f ms  (%.0f GB/s of 2-bit calls over all ranks)\n", 1e3 * my, total_gb / my);
     std::printf("Zt*L  median %.2f ms  (%.0f GB/s; includes the sum of the %lld x %lld results over ranks)\n", 1e3 * mw,
                 total_gb / mw, (long long)k, (long long)l);
-    std::printf("W checksum %.17g\n", checksum);
+    std::printf("W checksum %.17g (data differ per rank count: each rank makes its own calls)\n", checksum);
+    const int P = comm.size();
+    for (const auto& [mib, t] : sums)
+      std::printf("sum over ranks of %lld MiB per rank: median %.3f ms, all-gather bus bandwidth %.1f GB/s\n",
+                  (long long)mib, 1e3 * t, P > 1 ? double(P - 1) * double(mib << 20) / t / 1e9 : 0.0);
   }
   return 0;
 }
