@@ -37,6 +37,7 @@ class communicator {
   /// Element-wise sums over the ranks, in place, added in rank order (the same bits on every rank).
   void sum(double* data, int64_t n) const;
   void sum(int64_t* data, int64_t n) const;
+  void sum(int32_t* data, int64_t n) const;  ///< the caller knows the sums fit
   /// Element-wise maximum over the ranks, in place.
   void max(double* data, int64_t n) const;
 

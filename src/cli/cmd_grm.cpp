@@ -20,6 +20,8 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
       "  rel-bin  PREFIX.rel.bin (n x n float64, row-major) + PREFIX.rel.id  [default]\n"
       "  rel      PREFIX.rel (text lower triangle) + PREFIX.rel.id\n"
       "  gcta     PREFIX.grm.bin (float32 lower triangle) + PREFIX.grm.N.bin + PREFIX.grm.id\n"
+      "Over several processes: mpirun -np N panoramix grm ... splits the variants over N ranks (one GPU\n"
+      "each with --device cuda), adds their sums (integers exactly) and writes from rank 0.\n"
       "Example: panoramix grm --bfile sim --out sim --format gcta");
   add_common_options(cmd, *opt, true);
   cmd->add_option("--method", *method, "standardized|vanraden (default standardized)")
@@ -51,6 +53,7 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
                     " variants on the int8 tensor cores (exact integers, weights to 2^-44)");
       log.message("GRM (" + *method + ") of " + std::to_string(res.n) + " samples from " +
                   std::to_string(res.n_variants) + " variants");
+      if (exec.comm().rank() != 0) return;  // every rank holds the result; rank 0 writes it
       log.begin("write");
       output_group out;
       write_grm(out, opt->out, *data, res, fmt, exec.threads());
@@ -60,7 +63,7 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
                   (fmt == grm_format::gcta ? ".grm.bin, .grm.N.bin, .grm.id"
                    : fmt == grm_format::rel ? ".rel, .rel.id"
                                             : ".rel.bin, .rel.id"));
-    });
+    }, /*splits_over_ranks=*/true);
   });
 }
 

@@ -280,6 +280,7 @@ std::unique_ptr<selected_genotypes> open_input(const common_options& o, run_log&
   if ((o.device == "cuda" || o.device == "auto") && !early_started)
     early_started = true, early_executor = std::async(std::launch::async, [device = o.device, threads = o.threads] {
       executor e(parse_backend(device), threads, tuning::from_environment());
+      e.set_communicator(communicator::world());  // before the device starts: it picks the rank's GPU
       e.start_device();
       return e;
     });
@@ -302,6 +303,11 @@ executor make_executor(const common_options& o, run_log& log) {
   early_started = true;  // an open_input after this one starts no second executor
   executor exec = early_executor.valid() ? early_executor.get()
                                          : executor(parse_backend(o.device), o.threads, tuning::from_environment());
+  exec.set_communicator(communicator::world());
+  if (exec.comm().distributed())
+    log.message("Ranks: " + std::to_string(exec.comm().size()) + " processes (MPI), " +
+                std::to_string(exec.comm().local_size()) + " on this host" +
+                (exec.on_device() ? ", one GPU each" : ""));
   log.message("Backend: " + backend_name(exec.kind()) + ", " + std::to_string(exec.threads()) + " threads");
   return exec;
 }
@@ -316,9 +322,29 @@ static int launched_ranks() {
 }
 
 int run_command(const std::string& out_prefix, int argc, char** argv,
-                const std::function<void(run_log&)>& body) {
+                const std::function<void(run_log&)>& body, bool splits_over_ranks) {
   std::unique_ptr<run_log> log;
-  if (const int ranks = launched_ranks(); ranks > 1) {
+  const int ranks = launched_ranks();
+  if (ranks > 1 && splits_over_ranks && communicator::mpi_compiled_in()) {
+    // Rank 0 logs and writes; the others work silently. An error on one rank ends them all (the
+    // others would wait for it in a collective).
+    const communicator& world = communicator::world();
+    try {
+      if (world.rank() == 0) check_output_prefix(out_prefix);
+      log = std::make_unique<run_log>(out_prefix, argc, argv, /*quiet=*/world.rank() != 0);
+      body(*log);
+      early_executor = {};
+      log->finish(true);
+      return 0;
+    } catch (const std::exception& e) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "Error (rank %d of %d): %s\n", world.rank(), world.size(), e.what());
+      if (log) log->finish(false, e.what());
+      world.abort(dynamic_cast<const pmx::input_error*>(&e) ? 2 : 1);
+      return 1;
+    }
+  }
+  if (ranks > 1) {
     // Every rank would compute everything and write the same files.
     if (communicator::world().rank() == 0)
       std::fprintf(stderr, "Error: %s\n",

@@ -80,8 +80,11 @@ analysis_context genotype_analysis_context(const common_options& o, run_log& log
 
 /// Runs a command body with PREFIX.log, error reporting and exit status: 0 on success, 1 when
 /// the body throws (the message goes to stderr and the log; outputs not committed are removed).
+/// `splits_over_ranks`: the command divides its work over the processes of an MPI launch
+/// (`mpirun -np N panoramix ...`; rank 0 writes the log and outputs); other commands refuse such a
+/// launch.
 int run_command(const std::string& out_prefix, int argc, char** argv,
-                const std::function<void(run_log&)>& body);
+                const std::function<void(run_log&)>& body, bool splits_over_ranks = false);
 
 void add_simulate_command(CLI::App& app, int argc, char** argv, int& status);
 void add_simulate_pedigree_command(CLI::App& app, int argc, char** argv, int& status);

@@ -18,8 +18,9 @@ std::string now_string() {
 }
 }  // namespace
 
-run_log::run_log(const std::string& prefix, int argc, char** argv)
-    : path_(prefix + ".log"), start_(clock::now()), stage_start_(start_), last_progress_(start_) {
+run_log::run_log(const std::string& prefix, int argc, char** argv, bool quiet)
+    : path_(quiet ? "/dev/null" : prefix + ".log"), start_(clock::now()), stage_start_(start_),
+      last_progress_(start_), quiet_(quiet) {
   f_ = std::fopen(path_.c_str(), "w");
   if (!f_) throw io_error("cannot write log file '" + path_ + "': " + std::strerror(errno));
   std::fprintf(f_, "panoramix %s\n", PMX_VERSION);
@@ -38,8 +39,7 @@ run_log::~run_log() {
 
 void run_log::message(const std::string& line) {
   clear_progress();
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
+  if (!quiet_) std::printf("%s\n", line.c_str()), std::fflush(stdout);
   std::fprintf(f_, "%s\n", line.c_str());
   std::fflush(f_);
 }
@@ -62,6 +62,7 @@ void run_log::substage(const std::string& name, double seconds) {
 }
 
 void run_log::update(std::string_view stage, double fraction) {
+  if (quiet_) return;
   const auto now = clock::now();
   if (now - start_ < std::chrono::seconds(2)) return;
   // A terminal gets a line rewritten in place; a file or pipe one line every 10 seconds.

@@ -13,7 +13,8 @@ namespace pmx::cli {
 class run_log : public progress_sink {
  public:
   /// Opens PREFIX.log (overwriting) and writes the header: version, command line, start time.
-  run_log(const std::string& prefix, int argc, char** argv);
+  /// `quiet`: no file and nothing on stdout (the ranks other than 0 of a run over processes).
+  run_log(const std::string& prefix, int argc, char** argv, bool quiet = false);
   ~run_log() override;
 
   /// A line for the log and stdout.
@@ -36,6 +37,7 @@ class run_log : public progress_sink {
   clock::time_point start_, stage_start_, last_progress_;
   std::string stage_;
   bool progress_shown_ = false;
+  bool quiet_ = false;
   void clear_progress();
 };
 

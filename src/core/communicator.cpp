@@ -164,6 +164,9 @@ void communicator::sum(double* data, int64_t n) const {
 void communicator::sum(int64_t* data, int64_t n) const {
   rank_ordered(*this, data, n, [](int64_t a, int64_t b) { return a + b; });
 }
+void communicator::sum(int32_t* data, int64_t n) const {
+  rank_ordered(*this, data, n, [](int32_t a, int32_t b) { return a + b; });
+}
 void communicator::max(double* data, int64_t n) const {
   rank_ordered(*this, data, n, [](double a, double b) { return std::max(a, b); });
 }

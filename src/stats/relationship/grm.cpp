@@ -75,8 +75,12 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
                             : opt.block_variants;
   std::vector<code_table> z, rowsum_table, w_table;
   std::vector<double> r_q2;
-  for (int64_t first = 0; first < m; first += block) {
-    const int64_t count = std::min(block, m - first);
+  // Over several ranks each reads and multiplies its own contiguous range of variants (a
+  // variant's frequency needs only its own row); the sums are added over the ranks below.
+  const communicator& comm = exec.comm();
+  const int64_t v0 = m * comm.rank() / comm.size(), v1 = m * (comm.rank() + 1) / comm.size();
+  for (int64_t first = v0; first < v1; first += block) {
+    const int64_t count = std::min(block, v1 - first);
     packed_genotypes copy;
     variant_major_view g;
     clock.time("read", [&] {
@@ -116,10 +120,31 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
         missing_crossprod(exec, g, w_table, r_q2, W.data(), R.data(), n);
       });
     }
-    report(progress, "relationship matrix", double(first + count) / double(m));
+    report(progress, "relationship matrix", double(first + count - v0) / double(v1 - v0));
   }
   clock.time("collect sums", [&] { sums.flush(); });
   res.integer_route_variants = sums.integer_route_variants();
+  if (comm.distributed())
+    clock.time("sum over ranks", [&] {
+      // Integers exactly; doubles in rank order (the same bits on every rank). The frequencies:
+      // each rank's own range, 0 elsewhere, so their sum is exact.
+      int64_t facts[2] = {res.integer_route_variants, W.empty() ? 0 : 1};
+      comm.sum(facts, 2);
+      res.integer_route_variants = facts[0];
+      if (facts[1] && W.empty()) W = zeroed_matrix<double>(nn, threads), R = zeroed_matrix<double>(nn, threads);
+      double scalars[2] = {denom_vr, qq};
+      comm.sum(scalars, 2);
+      denom_vr = scalars[0], qq = scalars[1];
+      comm.sum(res.a1_freq.data(), m);
+      if (counts) comm.sum(res.N.data(), static_cast<int64_t>(nn));
+      if (vanraden) {
+        comm.sum(S.data(), static_cast<int64_t>(nn));
+        comm.sum(a.data(), n);
+        if (!W.empty()) comm.sum(W.data(), static_cast<int64_t>(nn)), comm.sum(R.data(), static_cast<int64_t>(nn));
+      } else {
+        comm.sum(G, static_cast<int64_t>(nn));
+      }
+    });
 
   clock.time("finish", [&] {
     if (!vanraden) {

@@ -1,0 +1,73 @@
+// `mpirun -np N panoramix grm` against the one-process run on the same data: the variants split
+// over the ranks, the sums added over them. Integer outputs (GCTA's pair counts) must be the same
+// bytes; the matrices equal within 1e-12 relative (the doubles are added in another order), and
+// the log says how many ranks ran. Data: simulated with missing calls (so the standardised N and
+// VanRaden's missing-call corrections take part) and a variant count no rank count divides.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace pmx {
+namespace {
+
+using test::panoramix;
+using test::read_doubles;
+using test::read_text;
+using test::run;
+using test::shq;
+using test::work;
+
+std::string mpirun(int np) {
+  // Open MPI refuses root unless told (CI containers); more ranks than cores are allowed.
+  return std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
+                     "OMP_NUM_THREADS=1 ") +
+         PMX_MPIEXEC + " -n " + std::to_string(np) + " " + PMX_BINARY;
+}
+
+double largest_relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = 0, scale = 0;
+  for (double x : b) scale = std::max(scale, std::fabs(x));
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i]) / scale);
+  return worst;
+}
+
+TEST(GrmRanks, SplitOverRanksEqualsOneProcess) {
+  if (std::string(PMX_MPIEXEC).empty()) GTEST_SKIP() << "this build has no MPI (Debian: libopenmpi-dev)";
+  const std::string d = work().path("grm_ranks");
+  std::filesystem::create_directories(d);
+  const std::string sim = d + "/sim";
+  ASSERT_EQ(panoramix("simulate --samples 301 --variants 2003 --missing 0.03 --seed 41 --out " + shq(sim)), 0);
+  for (const std::string method : {"standardized", "vanraden"}) {
+    const std::string one = d + "/one_" + method;
+    ASSERT_EQ(panoramix("grm --bfile " + shq(sim) + " --method " + method + " --format gcta --threads 1 --out " + shq(one)), 0);
+    ASSERT_EQ(panoramix("grm --bfile " + shq(sim) + " --method " + method + " --threads 1 --out " + shq(one)), 0);
+    for (int np : {2, 3}) {
+      const std::string split = d + "/np" + std::to_string(np) + "_" + method;
+      const std::string args = " grm --bfile " + shq(sim) + " --method " + method + " --device cpu --out ";
+      ASSERT_EQ(run(mpirun(np) + args + shq(split) + " --format gcta", split + ".stdout"), 0) << read_text(split + ".stdout");
+      EXPECT_EQ(read_text(split + ".grm.N.bin"), read_text(one + ".grm.N.bin")) << method << " np " << np;
+      EXPECT_EQ(read_text(split + ".grm.id"), read_text(one + ".grm.id"));
+      ASSERT_EQ(run(mpirun(np) + args + shq(split), split + ".stdout"), 0) << read_text(split + ".stdout");
+      const std::vector<double> a = read_doubles(split + ".rel.bin"), b = read_doubles(one + ".rel.bin");
+      ASSERT_EQ(a.size(), 301u * 301u);
+      ASSERT_EQ(b.size(), a.size());
+      EXPECT_LE(largest_relative_difference(a, b), 1e-12) << method << " np " << np;
+      EXPECT_NE(read_text(split + ".log").find("Ranks: " + std::to_string(np) + " processes"), std::string::npos);
+    }
+  }
+}
+
+TEST(GrmRanks, AnErrorOnTheRanksEndsTheRunNonZero) {
+  if (std::string(PMX_MPIEXEC).empty()) GTEST_SKIP() << "this build has no MPI (Debian: libopenmpi-dev)";
+  const std::string out = work().path("grm_ranks_missing");
+  EXPECT_NE(run(mpirun(2) + " grm --bfile " + shq(out + "_absent") + " --device cpu --out " + shq(out), out + ".stdout"), 0);
+  EXPECT_NE(read_text(out + ".stdout").find("Error"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pmx
