@@ -140,21 +140,48 @@ void communicator::all_gather(const void* in, int64_t bytes, void* out) const {
 }
 
 namespace {
-// Gathers each chunk from every rank and combines the contributions in rank order.
+// Element-wise combination over the ranks in rank order, chunk by chunk, as a reduce-scatter then
+// an all-gather: rank s receives slice s of the chunk from every rank and combines it in rank
+// order, then every rank gathers the combined slices. Each rank receives about twice the chunk
+// whatever the rank count and combines 1/P of it (an all-gather of the contributions would
+// receive P chunks and combine all of them); the bits are those of the rank-ordered combination.
 template <class T, class Combine>
 void rank_ordered(const communicator& c, T* data, int64_t n, Combine combine) {
-  if (c.size() == 1 || n == 0) return;
+  const int P = c.size();
+  if (P == 1 || n == 0) return;
+#if PMX_HAVE_MPI
   const int64_t chunk = std::min(chunk_values, n);
-  std::vector<T> gathered(static_cast<size_t>(chunk * c.size()));
+  std::vector<T> received(static_cast<size_t>(chunk + P));
+  std::vector<int> counts(P), displs(P), recv_counts(P), recv_displs(P);
+  const int me = c.rank();
   for (int64_t at = 0; at < n; at += chunk) {
     const int64_t m = std::min(chunk, n - at);
-    c.all_gather(data + at, m * static_cast<int64_t>(sizeof(T)), gathered.data());
-    for (int64_t i = 0; i < m; ++i) {
-      T acc = gathered[static_cast<size_t>(i)];
-      for (int r = 1; r < c.size(); ++r) acc = combine(acc, gathered[static_cast<size_t>(r * m + i)]);
-      data[at + i] = acc;
+    auto first = [&](int s) { return m * s / P; };
+    for (int s = 0; s < P; ++s) {
+      counts[s] = static_cast<int>((first(s + 1) - first(s)) * sizeof(T));
+      displs[s] = static_cast<int>(first(s) * sizeof(T));
     }
+    const int64_t len = first(me + 1) - first(me);
+    for (int r = 0; r < P; ++r) {
+      recv_counts[r] = static_cast<int>(len * sizeof(T));
+      recv_displs[r] = static_cast<int>(r * len * sizeof(T));
+    }
+    mpi_check(MPI_Alltoallv(data + at, counts.data(), displs.data(), MPI_BYTE, received.data(), recv_counts.data(),
+                            recv_displs.data(), MPI_BYTE, comm_of(c.native())),
+              "MPI_Alltoallv");
+    T* out = data + at + first(me);
+    for (int64_t i = 0; i < len; ++i) {
+      T acc = received[static_cast<size_t>(i)];
+      for (int r = 1; r < P; ++r) acc = combine(acc, received[static_cast<size_t>(r * len + i)]);
+      out[i] = acc;
+    }
+    mpi_check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data + at, counts.data(), displs.data(), MPI_BYTE,
+                             comm_of(c.native())),
+              "MPI_Allgatherv");
   }
+#else
+  (void)data, (void)combine;
+#endif
 }
 }  // namespace
 
