@@ -304,6 +304,9 @@ executor make_executor(const common_options& o, run_log& log) {
   executor exec = early_executor.valid() ? early_executor.get()
                                          : executor(parse_backend(o.device), o.threads, tuning::from_environment());
   exec.set_communicator(communicator::world());
+  // Ranks sharing a host share its cores: without --threads each takes its part, not all of them.
+  if (o.threads <= 0 && exec.comm().local_size() > 1)
+    exec = exec.with_threads(std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / exec.comm().local_size()));
   if (exec.comm().distributed())
     log.message("Ranks: " + std::to_string(exec.comm().size()) + " processes (MPI), " +
                 std::to_string(exec.comm().local_size()) + " on this host" +
