@@ -5,8 +5,8 @@
 // is one process alone: nothing here touches MPI then (MPI is initialised only when the launcher's
 // environment is present), and a build without MPI always runs alone.
 //
-// Sums are deterministic: every rank's contribution is gathered and added in rank order, so every
-// rank holds the same bits, and integer sums are exact whatever the rank count.
+// Sums are deterministic: each element's contributions are added in rank order, so every rank
+// holds the same bits, and integer sums are exact whatever the rank count.
 #pragma once
 #include <cstdint>
 

@@ -5,11 +5,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <initializer_list>
 #include <thread>
 
 #include "core/checked_number.hpp"
-#include "panoramix/communicator.hpp"
 #include "panoramix/bgen_files.hpp"
+#include "panoramix/communicator.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/output_file.hpp"
 #include "panoramix/pgen_files.hpp"
@@ -317,39 +318,26 @@ executor make_executor(const common_options& o, run_log& log) {
 
 // Processes started by an MPI launcher for this run: the communicator's size, or where this build
 // has no MPI, the launcher's own count (its environment), so that such a launch is refused too.
+static int launcher_number(std::initializer_list<const char*> names, int otherwise) {
+  for (const char* v : names)
+    if (const char* n = std::getenv(v)) return std::max(0, std::atoi(n));
+  return otherwise;
+}
 static int launched_ranks() {
   if (communicator::mpi_compiled_in()) return communicator::world().size();
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
-    if (const char* n = std::getenv(v)) return std::max(1, std::atoi(n));
-  return 1;
+  return std::max(1, launcher_number({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, 1));
+}
+static int launched_rank() {
+  if (communicator::mpi_compiled_in()) return communicator::world().rank();
+  return launcher_number({"OMPI_COMM_WORLD_RANK", "PMI_RANK"}, 0);
 }
 
 int run_command(const std::string& out_prefix, int argc, char** argv,
                 const std::function<void(run_log&)>& body, bool splits_over_ranks) {
-  std::unique_ptr<run_log> log;
   const int ranks = launched_ranks();
-  if (ranks > 1 && splits_over_ranks && communicator::mpi_compiled_in()) {
-    // Rank 0 logs and writes; the others work silently. An error on one rank ends them all (the
-    // others would wait for it in a collective).
-    const communicator& world = communicator::world();
-    try {
-      if (world.rank() == 0) check_output_prefix(out_prefix);
-      log = std::make_unique<run_log>(out_prefix, argc, argv, /*quiet=*/world.rank() != 0);
-      body(*log);
-      early_executor = {};
-      log->finish(true);
-      return 0;
-    } catch (const std::exception& e) {
-      std::fflush(stdout);
-      std::fprintf(stderr, "Error (rank %d of %d): %s\n", world.rank(), world.size(), e.what());
-      if (log) log->finish(false, e.what());
-      world.abort(dynamic_cast<const pmx::input_error*>(&e) ? 2 : 1);
-      return 1;
-    }
-  }
-  if (ranks > 1) {
+  if (ranks > 1 && !(splits_over_ranks && communicator::mpi_compiled_in())) {
     // Every rank would compute everything and write the same files.
-    if (communicator::world().rank() == 0)
+    if (launched_rank() == 0)
       std::fprintf(stderr, "Error: %s\n",
                    (std::string(argc > 1 ? argv[1] : "this command") + " runs as one process: it does not split its " +
                     "work over the " + std::to_string(ranks) + " processes the MPI launcher started" +
@@ -358,9 +346,13 @@ int run_command(const std::string& out_prefix, int argc, char** argv,
                        .c_str());
     return 2;
   }
+  // Over several ranks, rank 0 logs and writes and the others work silently; an error on one rank
+  // ends them all (the others would wait for it in a collective).
+  const communicator& world = communicator::world();
+  std::unique_ptr<run_log> log;
   try {
-    check_output_prefix(out_prefix);
-    log = std::make_unique<run_log>(out_prefix, argc, argv);
+    if (world.rank() == 0) check_output_prefix(out_prefix);
+    log = std::make_unique<run_log>(out_prefix, argc, argv, /*quiet=*/world.rank() != 0);
     body(*log);
     early_executor = {};
     log->finish(true);
@@ -368,9 +360,14 @@ int run_command(const std::string& out_prefix, int argc, char** argv,
   } catch (const std::exception& e) {
     early_executor = {};
     std::fflush(stdout);
-    std::fprintf(stderr, "Error: %s\n", e.what());
+    const int code = dynamic_cast<const pmx::input_error*>(&e) ? 2 : 1;
+    if (world.distributed())
+      std::fprintf(stderr, "Error (rank %d of %d): %s\n", world.rank(), world.size(), e.what());
+    else
+      std::fprintf(stderr, "Error: %s\n", e.what());
     if (log) log->finish(false, e.what());
-    return dynamic_cast<const pmx::input_error*>(&e) ? 2 : 1;
+    world.abort(code);  // returns when alone
+    return code;
   }
 }
 

@@ -23,8 +23,8 @@ bool started_by_mpi_launcher() {
   return false;
 }
 
-// Rank-ordered sums and maxima over chunks of at most this many values (the gathered copy is
-// ranks × chunk values).
+// Rank-ordered sums and maxima go in chunks of at most this many values (each rank receives
+// about one chunk of contributions at a time).
 constexpr int64_t chunk_values = int64_t{1} << 20;
 
 }  // namespace

@@ -90,9 +90,9 @@ enum class gemm_accuracy { componentwise, normwise };
 ///     communicator, e.g. samples_of_rank() of them; communicator.hpp). Z·Λ then gives this rank's
 ///     rows of Y (no communication), and Zᵀ·Λ̃ — Λ̃ being this rank's rows — the sum over every
 ///     rank's samples: each rank's product as above, the k × l results added in rank order (NCCL
-///     for device memory), so W is the same bits on every rank; integer contributions (the int8
-///     routes' exact sums are not, they are rounded per rank) would be the same for any rank count.
-///     Every rank must call the products together (they are collective).
+///     for device memory), so W is the same bits on every rank (not the same bits as one process:
+///     each rank's part is rounded before the sum). Every rank must call the products together
+///     (they are collective).
 enum class operand_samples { all, this_rank };
 
 /// Genotypes prepared once for many products on one executor (PCG iterations, subspace

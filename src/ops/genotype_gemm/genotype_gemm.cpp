@@ -81,7 +81,7 @@ void gemm(const gemm_operand& g, const gemm_centring& centring, int64_t l, const
 
 // This rank's Zᵀ·Λ̃ (the whole product for an operand of every sample).
 static void local_gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64_t l,
-                           const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
+                                  const double* lambda, int64_t ld_lambda, double beta, double* W, int64_t ld_w) {
   const variant_major_view& v = g.view();
   switch (g.exec().kind()) {
     case backend::reference:
@@ -108,6 +108,5 @@ void gemm_transposed(const gemm_operand& g, const gemm_centring& centring, int64
   }
   return local_gemm_transposed(g, centring, l, lambda, ld_lambda, beta, W, ld_w);
 }
-
 
 }  // namespace pmx
