@@ -40,6 +40,16 @@ class communicator {
   void sum(int32_t* data, int64_t n) const;  ///< the caller knows the sums fit
   /// Element-wise maximum over the ranks, in place.
   void max(double* data, int64_t n) const;
+  /// Element-wise sums over the ranks in rank order, each delivered to one rank only: the values
+  /// [first[o], first[o + 1]) of `data` to rank o (first: size() + 1 offsets, first[0] = 0, in
+  /// order). This rank's other values are left as they were. A reduce-scatter: each rank receives
+  /// P times its own range, not the whole.
+  void sum_to_owners(double* data, const int64_t* first) const;
+  void sum_to_owners(int32_t* data, const int64_t* first) const;  ///< the caller knows the sums fit
+
+  /// `bytes` bytes to rank `to`, matched by its receive() of the same size (blocking).
+  void send(const void* data, int64_t bytes, int to) const;
+  void receive(void* data, int64_t bytes, int from) const;
 
   /// Ends every rank of the run with `code` (after an error on one rank, so that the others do not
   /// wait for it in a collective). Returns only when this process runs alone.

@@ -84,6 +84,8 @@ std::string backend_name(backend kind);
 
 /// True when the CUDA backend is compiled in and at least one device is visible.
 bool cuda_available();
+/// CUDA devices visible to this process (0 without the backend or a driver).
+int cuda_device_count();
 
 /// True when this build contains the CUDA backend (a device may still be absent).
 bool cuda_compiled_in();

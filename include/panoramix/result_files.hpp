@@ -24,8 +24,12 @@ enum class grm_format {
   gcta,     ///< PREFIX.grm.bin float32 lower triangle + .grm.N.bin float32 counts + .grm.id
 };
 
-/// `threads` convert and write the binary formats in pieces (write_pieces).
+/// `threads` convert and write the binary formats in pieces (write_pieces). A result held in rows
+/// over the ranks of a run (g.row_begin, g.row_end not every row): every rank of `comm` calls it,
+/// rank 0 writes the files (its `out`; the others' is not used) with every rank's rows sent to it
+/// in order, the same bytes as one process writes.
 void write_grm(output_group& out, const std::string& prefix, const genotype_source& data,
-               const grm_result& g, grm_format format, int threads = 1);
+               const grm_result& g, grm_format format, int threads = 1,
+               const communicator& comm = communicator::single());
 
 }  // namespace pmx

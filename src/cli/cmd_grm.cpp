@@ -21,7 +21,8 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
       "  rel      PREFIX.rel (text lower triangle) + PREFIX.rel.id\n"
       "  gcta     PREFIX.grm.bin (float32 lower triangle) + PREFIX.grm.N.bin + PREFIX.grm.id\n"
       "Over several processes: mpirun -np N panoramix grm ... splits the variants over N ranks (one GPU\n"
-      "each with --device cuda), adds their sums (integers exactly) and writes from rank 0.\n"
+      "each with --device cuda); their sums are added (integers exactly, through NCCL between GPUs) to\n"
+      "the rank that owns each row, which finishes its rows and sends them to rank 0 to write.\n"
       "Example: panoramix grm --bfile sim --out sim --format gcta");
   add_common_options(cmd, *opt, true);
   cmd->add_option("--method", *method, "standardized|vanraden (default standardized)")
@@ -53,10 +54,11 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
                     " variants on the int8 tensor cores (exact integers, weights to 2^-44)");
       log.message("GRM (" + *method + ") of " + std::to_string(res.n) + " samples from " +
                   std::to_string(res.n_variants) + " variants");
-      if (exec.comm().rank() != 0) return;  // every rank holds the result; rank 0 writes it
+      // Over ranks each holds its rows: rank 0 writes them all, in row order, as they arrive.
       log.begin("write");
       output_group out;
-      write_grm(out, opt->out, *data, res, fmt, exec.threads());
+      write_grm(out, opt->out, *data, res, fmt, exec.threads(), exec.comm());
+      if (exec.comm().rank() != 0) return;
       out.commit_all();
       log.end();
       log.message(std::string("Written: ") + opt->out +

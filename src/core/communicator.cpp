@@ -140,6 +140,36 @@ void communicator::all_gather(const void* in, int64_t bytes, void* out) const {
 }
 
 namespace {
+#if PMX_HAVE_MPI
+// One round of a rank-ordered reduce-scatter: rank o receives the values [first(o), first(o + 1))
+// of `data` from every rank and combines them in rank order into its own `data` there. `received`
+// holds P times the longest range.
+template <class T, class First, class Combine>
+void combine_at_owners(const communicator& c, T* data, First first, std::vector<T>& received, Combine combine) {
+  const int P = c.size(), me = c.rank();
+  std::vector<int> counts(P), displs(P), recv_counts(P), recv_displs(P);
+  for (int s = 0; s < P; ++s) {
+    counts[s] = static_cast<int>((first(s + 1) - first(s)) * int64_t{sizeof(T)});
+    displs[s] = static_cast<int>(first(s) * int64_t{sizeof(T)});
+  }
+  const int64_t len = first(me + 1) - first(me);
+  if (received.size() < static_cast<size_t>(len * P)) received.resize(static_cast<size_t>(len * P));
+  for (int r = 0; r < P; ++r) {
+    recv_counts[r] = static_cast<int>(len * int64_t{sizeof(T)});
+    recv_displs[r] = static_cast<int>(r * len * int64_t{sizeof(T)});
+  }
+  mpi_check(MPI_Alltoallv(data, counts.data(), displs.data(), MPI_BYTE, received.data(), recv_counts.data(),
+                          recv_displs.data(), MPI_BYTE, comm_of(c.native())),
+            "MPI_Alltoallv");
+  T* out = data + first(me);
+  for (int64_t i = 0; i < len; ++i) {
+    T acc = received[static_cast<size_t>(i)];
+    for (int r = 1; r < P; ++r) acc = combine(acc, received[static_cast<size_t>(r * len + i)]);
+    out[i] = acc;
+  }
+}
+#endif
+
 // Element-wise combination over the ranks in rank order, chunk by chunk, as a reduce-scatter then
 // an all-gather: rank s receives slice s of the chunk from every rank and combines it in rank
 // order, then every rank gathers the combined slices. Each rank receives about twice the chunk
@@ -151,29 +181,15 @@ void rank_ordered(const communicator& c, T* data, int64_t n, Combine combine) {
   if (P == 1 || n == 0) return;
 #if PMX_HAVE_MPI
   const int64_t chunk = std::min(chunk_values, n);
-  std::vector<T> received(static_cast<size_t>(chunk + P));
-  std::vector<int> counts(P), displs(P), recv_counts(P), recv_displs(P);
-  const int me = c.rank();
+  std::vector<T> received;
+  std::vector<int> counts(P), displs(P);
   for (int64_t at = 0; at < n; at += chunk) {
     const int64_t m = std::min(chunk, n - at);
     auto first = [&](int s) { return m * s / P; };
+    combine_at_owners(c, data + at, first, received, combine);
     for (int s = 0; s < P; ++s) {
-      counts[s] = static_cast<int>((first(s + 1) - first(s)) * sizeof(T));
-      displs[s] = static_cast<int>(first(s) * sizeof(T));
-    }
-    const int64_t len = first(me + 1) - first(me);
-    for (int r = 0; r < P; ++r) {
-      recv_counts[r] = static_cast<int>(len * sizeof(T));
-      recv_displs[r] = static_cast<int>(r * len * sizeof(T));
-    }
-    mpi_check(MPI_Alltoallv(data + at, counts.data(), displs.data(), MPI_BYTE, received.data(), recv_counts.data(),
-                            recv_displs.data(), MPI_BYTE, comm_of(c.native())),
-              "MPI_Alltoallv");
-    T* out = data + at + first(me);
-    for (int64_t i = 0; i < len; ++i) {
-      T acc = received[static_cast<size_t>(i)];
-      for (int r = 1; r < P; ++r) acc = combine(acc, received[static_cast<size_t>(r * len + i)]);
-      out[i] = acc;
+      counts[s] = static_cast<int>((first(s + 1) - first(s)) * int64_t{sizeof(T)});
+      displs[s] = static_cast<int>(first(s) * int64_t{sizeof(T)});
     }
     mpi_check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data + at, counts.data(), displs.data(), MPI_BYTE,
                              comm_of(c.native())),
@@ -183,7 +199,65 @@ void rank_ordered(const communicator& c, T* data, int64_t n, Combine combine) {
   (void)data, (void)combine;
 #endif
 }
+
+// Rank-ordered sums delivered to their owners only, in rounds of at most chunk_values / P values
+// per owner (each rank receives at most chunk_values values a round).
+template <class T>
+void sum_at_owners(const communicator& c, T* data, const int64_t* first) {
+  const int P = c.size();
+  PMX_EXPECTS(first[0] == 0, "owners' ranges start at 0");
+  for (int o = 0; o < P; ++o) PMX_EXPECTS(first[o + 1] >= first[o], "owners' ranges in rank order");
+  if (P == 1) return;
+#if PMX_HAVE_MPI
+  const int64_t step = std::max<int64_t>(1, chunk_values / P);
+  int64_t longest = 0;
+  for (int o = 0; o < P; ++o) longest = std::max(longest, first[o + 1] - first[o]);
+  std::vector<T> received;
+  for (int64_t at = 0; at < longest; at += step) {
+    // This round: each owner's values [first[o] + at, + step), clipped to its range, gathered into
+    // one contiguous staging run per owner (the ranges are not adjacent across rounds).
+    std::vector<int64_t> begin(P + 1, 0);
+    for (int o = 0; o < P; ++o) begin[o + 1] = begin[o] + std::clamp<int64_t>(first[o + 1] - first[o] - at, 0, step);
+    std::vector<T> staged(static_cast<size_t>(begin[P]));
+    for (int o = 0; o < P; ++o)
+      std::copy_n(data + first[o] + at, begin[o + 1] - begin[o], staged.data() + begin[o]);
+    combine_at_owners(c, staged.data(), [&](int s) { return begin[s]; }, received, [](T a, T b) { return a + b; });
+    const int me = c.rank();
+    std::copy_n(staged.data() + begin[me], begin[me + 1] - begin[me], data + first[me] + at);
+  }
+#else
+  (void)data;
+#endif
+}
 }  // namespace
+
+void communicator::sum_to_owners(double* data, const int64_t* first) const { sum_at_owners(*this, data, first); }
+void communicator::sum_to_owners(int32_t* data, const int64_t* first) const { sum_at_owners(*this, data, first); }
+
+void communicator::send(const void* data, int64_t bytes, int to) const {
+  PMX_EXPECTS(to >= 0 && to < size_ && to != rank_, "send: to another rank");
+#if PMX_HAVE_MPI
+  const auto* p = static_cast<const char*>(data);
+  for (int64_t at = 0; at < bytes; at += max_piece)
+    mpi_check(MPI_Send(p + at, static_cast<int>(std::min(max_piece, bytes - at)), MPI_BYTE, to, 0, comm_of(native_)),
+              "MPI_Send");
+#else
+  (void)data, (void)bytes;
+#endif
+}
+
+void communicator::receive(void* data, int64_t bytes, int from) const {
+  PMX_EXPECTS(from >= 0 && from < size_ && from != rank_, "receive: from another rank");
+#if PMX_HAVE_MPI
+  auto* p = static_cast<char*>(data);
+  for (int64_t at = 0; at < bytes; at += max_piece)
+    mpi_check(MPI_Recv(p + at, static_cast<int>(std::min(max_piece, bytes - at)), MPI_BYTE, from, 0,
+                       comm_of(native_), MPI_STATUS_IGNORE),
+              "MPI_Recv");
+#else
+  (void)data, (void)bytes;
+#endif
+}
 
 void communicator::sum(double* data, int64_t n) const {
   rank_ordered(*this, data, n, [](double a, double b) { return a + b; });

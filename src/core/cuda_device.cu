@@ -12,14 +12,16 @@ namespace pmx {
 
 bool cuda_compiled_in() { return true; }
 
-bool cuda_available() {
+int cuda_device_count() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
     cudaGetLastError();  // clear the sticky "no driver" error
-    return false;
+    return 0;
   }
-  return count > 0;
+  return count;
 }
+
+bool cuda_available() { return cuda_device_count() > 0; }
 
 namespace detail {
 

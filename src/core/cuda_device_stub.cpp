@@ -8,6 +8,7 @@ namespace pmx {
 
 bool cuda_compiled_in() { return false; }
 bool cuda_available() { return false; }
+int cuda_device_count() { return 0; }
 // A cuda executor cannot be made without the backend, so there is nothing to start.
 void executor::start_device() const {}
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda_context.hpp"
@@ -29,6 +30,22 @@ __global__ void add_in_rank_order(const double* __restrict__ gathered, int64_t m
   *w = beta == 0.0 ? acc : __dadd_rn(acc, __dmul_rn(beta, *w));
 }
 
+// data[i] = Σ_r (rank r's contribution to element i), in rank order: this rank's own from data,
+// the others' from received (ranks blocks of m values; this rank's block unused).
+template <class T>
+__global__ void add_received_in_rank_order(const T* __restrict__ received, int64_t m, int ranks, int me,
+                                           T* __restrict__ data) {
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  T acc = me == 0 ? data[i] : received[i];
+  for (int r = 1; r < ranks; ++r) {
+    const T v = r == me ? data[i] : received[r * m + i];
+    if constexpr (std::is_same_v<T, double>) acc = __dadd_rn(acc, v);
+    else acc += v;
+  }
+  data[i] = acc;
+}
+
 #if PMX_HAVE_NCCL
 // NCCL is loaded on first use, like the math libraries (cuda_libraries.hpp says why): a build
 // with it runs where it is absent as long as no run spans several GPUs.
@@ -38,6 +55,10 @@ struct nccl_functions {
   decltype(&ncclAllGather) all_gather = nullptr;
   decltype(&ncclCommDestroy) destroy = nullptr;
   decltype(&ncclGetErrorString) error_string = nullptr;
+  decltype(&ncclSend) send = nullptr;
+  decltype(&ncclRecv) recv = nullptr;
+  decltype(&ncclGroupStart) group_start = nullptr;
+  decltype(&ncclGroupEnd) group_end = nullptr;
 };
 
 const nccl_functions& nccl() {
@@ -56,6 +77,10 @@ const nccl_functions& nccl() {
     find(n.all_gather, "ncclAllGather");
     find(n.destroy, "ncclCommDestroy");
     find(n.error_string, "ncclGetErrorString");
+    find(n.send, "ncclSend");
+    find(n.recv, "ncclRecv");
+    find(n.group_start, "ncclGroupStart");
+    find(n.group_end, "ncclGroupEnd");
     return n;
   }();
   return f;
@@ -88,7 +113,60 @@ void launch_add(const double* gathered, int64_t m, int ranks, int64_t first, int
   PMX_CUDA_CHECK_LAUNCH();
 }
 
+template <class T>
+void device_sum_to_owners(const executor& exec, T* data, const int64_t* first) {
+  const communicator& comm = exec.comm();
+  const int P = comm.size(), me = comm.rank();
+  if (P == 1) return;
+  if (!is_device_pointer(data)) return comm.sum_to_owners(data, first);
+  cuda_scope scope(exec);
+  cuda_context& ctx = scope.ctx;
+#if PMX_HAVE_NCCL
+  ncclComm_t c = nccl_comm(exec, ctx);
+  const ncclDataType_t type = std::is_same_v<T, double> ? ncclDouble : ncclInt32;
+  // Rounds of at most 64 MiB received per rank: owner o's values [first[o] + at, + step) from every
+  // rank (an all-to-all of sends and receives), then added in rank order where they lie.
+  const int64_t step = std::max<int64_t>(1, (int64_t{64} << 20) / (int64_t{sizeof(T)} * P));
+  int64_t longest = 0;
+  for (int o = 0; o < P; ++o) longest = std::max(longest, first[o + 1] - first[o]);
+  ctx.gathered.reserve(static_cast<size_t>(step * P) * sizeof(T));
+  auto* received = static_cast<T*>(ctx.gathered.get());
+  auto len = [&](int o, int64_t at) { return std::clamp<int64_t>(first[o + 1] - first[o] - at, 0, step); };
+  for (int64_t at = 0; at < longest; at += step) {
+    const int64_t mine = len(me, at);
+    nccl_check(nccl().group_start(), "ncclGroupStart");
+    for (int o = 0; o < P; ++o) {
+      if (o == me) continue;
+      if (len(o, at) > 0)
+        nccl_check(nccl().send(data + first[o] + at, static_cast<size_t>(len(o, at)), type, o, c, ctx.stream), "ncclSend");
+      if (mine > 0)
+        nccl_check(nccl().recv(received + o * mine, static_cast<size_t>(mine), type, o, c, ctx.stream), "ncclRecv");
+    }
+    nccl_check(nccl().group_end(), "ncclGroupEnd");
+    if (mine > 0) {
+      add_received_in_rank_order<<<static_cast<unsigned>((mine + 255) / 256), 256, 0, ctx.stream>>>(
+          received, mine, P, me, data + first[me] + at);
+      PMX_CUDA_CHECK_LAUNCH();
+    }
+  }
+  PMX_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
+#else
+  // No NCCL: through the host, the whole buffer.
+  const int64_t n = first[P];
+  std::vector<T> h(static_cast<size_t>(n));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
+  PMX_CUDA_CHECK(cudaMemcpy(h.data(), data, h.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  comm.sum_to_owners(h.data(), first);
+  const int64_t own = first[me + 1] - first[me];
+  PMX_CUDA_CHECK(cudaMemcpy(data + first[me], h.data() + first[me], static_cast<size_t>(own) * sizeof(T),
+                            cudaMemcpyHostToDevice));
+#endif
+}
+
 }  // namespace
+
+void sum_to_owners(const executor& exec, double* data, const int64_t* first) { device_sum_to_owners(exec, data, first); }
+void sum_to_owners(const executor& exec, int32_t* data, const int64_t* first) { device_sum_to_owners(exec, data, first); }
 
 void sum_over_ranks(const executor& exec, double* P, int64_t rows, int64_t cols, double beta, double* W,
                     int64_t ld_w) {

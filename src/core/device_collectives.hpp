@@ -16,6 +16,11 @@ namespace pmx::detail {
 void sum_over_ranks(const executor& exec, double* P, int64_t rows, int64_t cols, double beta, double* W,
                     int64_t ld_w);
 
+/// communicator::sum_to_owners for host memory or device memory of a cuda executor (NCCL sends and
+/// receives, then each owner adds in rank order on its GPU: the host route's bits).
+void sum_to_owners(const executor& exec, double* data, const int64_t* first);
+void sum_to_owners(const executor& exec, int32_t* data, const int64_t* first);
+
 /// The same for host memory only (what sum_over_ranks does with host pointers).
 void host_sum_over_ranks(const communicator& comm, double* P, int64_t rows, int64_t cols, double beta,
                          double* W, int64_t ld_w);

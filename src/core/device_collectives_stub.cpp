@@ -8,4 +8,7 @@ void sum_over_ranks(const executor& exec, double* P, int64_t rows, int64_t cols,
   host_sum_over_ranks(exec.comm(), P, rows, cols, beta, W, ld_w);
 }
 
+void sum_to_owners(const executor& exec, double* data, const int64_t* first) { exec.comm().sum_to_owners(data, first); }
+void sum_to_owners(const executor& exec, int32_t* data, const int64_t* first) { exec.comm().sum_to_owners(data, first); }
+
 }  // namespace pmx::detail

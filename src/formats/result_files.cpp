@@ -1,7 +1,9 @@
 #include "panoramix/result_files.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "panoramix/error.hpp"
 
@@ -71,10 +73,97 @@ void write_ids(output_file& file, const genotype_source& data, bool header) {
 }
 }  // namespace
 
+namespace {
+
+// The text of row i of a lower triangle (PLINK --make-rel): row[0..i], tab-separated.
+void append_rel_row(std::string& text, const double* row, int64_t i) {
+  char buf[32];
+  for (int64_t j = 0; j <= i; ++j) {
+    const int len = std::snprintf(buf, sizeof buf, j < i ? "%.6g\t" : "%.6g\n", row[j]);
+    text.append(buf, static_cast<size_t>(len));
+  }
+}
+
+// row[0..i] as float32 (GCTA's .grm.bin and .grm.N.bin rows).
+template <class T>
+void append_float_row(std::string& bytes, const T* row, int64_t i) {
+  const size_t at = bytes.size();
+  bytes.resize(at + static_cast<size_t>(i + 1) * sizeof(float));
+  auto* f = reinterpret_cast<float*>(bytes.data() + at);
+  for (int64_t j = 0; j <= i; ++j) f[j] = static_cast<float>(row[j]);
+}
+
+// One file of a result held in rows over ranks, written by rank 0 in row order: each rank turns
+// its rows [r0, r1) into bytes (append_row(bytes, i)) in pieces of about 64 MiB; rank 0 writes
+// its own and receives the others' in rank order (a piece's size, then its bytes; size 0 ends a rank).
+template <class AppendRow>
+void write_rows_over_ranks(const communicator& comm, output_file* file, int64_t r0, int64_t r1, AppendRow append_row) {
+  constexpr size_t piece = size_t{64} << 20;
+  const int me = comm.rank();
+  if (me == 0) {
+    std::string bytes;
+    for (int64_t i = r0; i < r1; ++i) {
+      append_row(bytes, i);
+      if (bytes.size() >= piece || i + 1 == r1) file->write(bytes.data(), bytes.size()), bytes.clear();
+    }
+    for (int from = 1; from < comm.size(); ++from)
+      for (;;) {
+        int64_t size = 0;
+        comm.receive(&size, sizeof size, from);
+        if (size == 0) break;
+        bytes.resize(static_cast<size_t>(size));
+        comm.receive(bytes.data(), size, from);
+        file->write(bytes.data(), bytes.size());
+      }
+    return;
+  }
+  std::string bytes;
+  auto send = [&] {
+    const auto size = static_cast<int64_t>(bytes.size());
+    comm.send(&size, sizeof size, 0);
+    if (size) comm.send(bytes.data(), size, 0);
+    bytes.clear();
+  };
+  for (int64_t i = r0; i < r1; ++i) {
+    append_row(bytes, i);
+    if (bytes.size() >= piece) send();
+  }
+  if (!bytes.empty()) send();
+  send();  // size 0: this rank is done
+}
+
+}  // namespace
+
 void write_grm(output_group& out, const std::string& prefix, const genotype_source& data,
-               const grm_result& g, grm_format format, int threads) {
+               const grm_result& g, grm_format format, int threads, const communicator& comm) {
   const int64_t n = g.n;
   PMX_EXPECTS(n == data.n_samples(), "GRM and genotypes disagree on the sample count");
+  PMX_EXPECTS(format != grm_format::gcta || !g.N.empty(), "GCTA output needs the pair counts");
+  if (g.row_begin != 0 || g.row_end != n) {
+    // Rows over ranks (whole rows: both triangles): rank 0 writes, in row order.
+    const int64_t r0 = g.row_begin;
+    const bool writer = comm.rank() == 0;
+    auto file = [&](const std::string& name) { return writer ? &out.add(name) : nullptr; };
+    switch (format) {
+      case grm_format::rel_bin:
+        write_rows_over_ranks(comm, file(prefix + ".rel.bin"), r0, g.row_end, [&](std::string& b, int64_t i) {
+          b.append(reinterpret_cast<const char*>(g.G.data() + (i - r0) * n), static_cast<size_t>(n) * sizeof(double));
+        });
+        break;
+      case grm_format::rel:
+        write_rows_over_ranks(comm, file(prefix + ".rel"), r0, g.row_end,
+                              [&](std::string& b, int64_t i) { append_rel_row(b, g.G.data() + (i - r0) * n, i); });
+        break;
+      case grm_format::gcta:
+        write_rows_over_ranks(comm, file(prefix + ".grm.bin"), r0, g.row_end,
+                              [&](std::string& b, int64_t i) { append_float_row(b, g.G.data() + (i - r0) * n, i); });
+        write_rows_over_ranks(comm, file(prefix + ".grm.N.bin"), r0, g.row_end,
+                              [&](std::string& b, int64_t i) { append_float_row(b, g.N.data() + (i - r0) * n, i); });
+        break;
+    }
+    if (writer) write_ids(out.add(prefix + (format == grm_format::gcta ? ".grm.id" : ".rel.id")), data, format != grm_format::gcta);
+    return;
+  }
   switch (format) {
     case grm_format::rel_bin: {
       const auto rows = row_pieces(n, [](int64_t) { return 1; });
@@ -86,13 +175,15 @@ void write_grm(output_group& out, const std::string& prefix, const genotype_sour
     }
     case grm_format::rel: {
       auto& f = out.add(prefix + ".rel");
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j <= i; ++j) f.printf(j < i ? "%.6g\t" : "%.6g\n", g.G[i * n + j]);
+      std::string text;
+      for (int64_t i = 0; i < n; ++i) {
+        append_rel_row(text, g.G.data() + i * n, i);
+        if (text.size() >= (size_t{16} << 20) || i + 1 == n) f.write(text), text.clear();
+      }
       write_ids(out.add(prefix + ".rel.id"), data, true);
       break;
     }
     case grm_format::gcta: {
-      PMX_EXPECTS(!g.N.empty(), "GCTA output needs the pair counts");
       // Lower triangles as float32, row i holding i + 1 values, written in pieces of rows on threads.
       const auto rows = row_pieces(n, [](int64_t i) { return i + 1; });
       std::vector<size_t> sizes(rows.size() - 1);

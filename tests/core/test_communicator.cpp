@@ -58,6 +58,54 @@ TEST(Communicator, SumsAreTheClosedFormsAndTheSameBitsEverywhere) {
   EXPECT_EQ(m[1], 0.0);
 }
 
+TEST(Communicator, SumsToOwnersReachOnlyTheirOwners) {
+  const communicator& w = communicator::world();
+  const int P = w.size(), r = w.rank();
+  // Uneven ranges (one empty when P > 1), longer than one round: owner o gets [first[o], first[o+1]).
+  const int64_t n = 3 * (int64_t{1} << 20) + 11;
+  std::vector<int64_t> first(P + 1, 0);
+  for (int o = 0; o < P; ++o) first[o + 1] = o == 0 && P > 1 ? 0 : first[o] + (n - first[o]) / (P - o);
+  first[P] = n;
+  auto term = [](int rank, int64_t i) { return 1.0 / (3.0 + rank) + 1e-9 * double(i % 1000) * (rank % 2 ? -1 : 1); };
+  std::vector<double> x(n);
+  std::vector<int32_t> k(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = term(r, i), k[i] = (r + 1) * int32_t(i % 1000);
+  w.sum_to_owners(x.data(), first.data());
+  w.sum_to_owners(k.data(), first.data());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool mine = i >= first[r] && i < first[r + 1];
+    double want = term(r, i);
+    int32_t kwant = (r + 1) * int32_t(i % 1000);
+    if (mine) {
+      want = term(0, i);
+      for (int q = 1; q < P; ++q) want += term(q, i);
+      kwant = int32_t(i % 1000) * P * (P + 1) / 2;
+    }
+    wrong += std::memcmp(&x[i], &want, sizeof want) != 0 || k[i] != kwant;
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST(Communicator, SendAndReceiveInRankOrder) {
+  const communicator& w = communicator::world();
+  if (w.size() == 1) GTEST_SKIP() << "one rank: nothing to send";
+  // Every rank sends rank 0 a message of its own length; rank 0 takes them in rank order.
+  if (w.rank() == 0) {
+    for (int from = 1; from < w.size(); ++from) {
+      std::vector<int32_t> got(1000 * from);
+      w.receive(got.data(), int64_t(got.size() * sizeof(int32_t)), from);
+      int64_t wrong = 0;
+      for (size_t i = 0; i < got.size(); ++i) wrong += got[i] != from * 7 + int32_t(i);
+      EXPECT_EQ(wrong, 0) << "from rank " << from;
+    }
+  } else {
+    std::vector<int32_t> msg(1000 * w.rank());
+    for (size_t i = 0; i < msg.size(); ++i) msg[i] = w.rank() * 7 + int32_t(i);
+    w.send(msg.data(), int64_t(msg.size() * sizeof(int32_t)), 0);
+  }
+}
+
 TEST(Communicator, BroadcastAndGather) {
   const communicator& w = communicator::world();
   std::vector<char> b(3000, static_cast<char>(w.rank() == w.size() - 1 ? 7 : 0));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cuda_context.hpp"
+#include "core/device_collectives.hpp"
 #include "core/host_transfer.hpp"
 #include "ops/crossprod/cuda_planes.cuh"
 #include "ops/sample_sums/cuda_integer_products.cuh"
@@ -84,6 +85,26 @@ __global__ void gaussian_from_sums(const int32_t* __restrict__ S, int64_t lds, i
   for (int r = threadIdx.y; r < kernel_tile; r += blockDim.y) {  // K[j][i] = K[i][j], i > j
     const int64_t j = j0 + r, i = i0 + tx;
     if (i < n && j < n && i > j) K[j * ldk + i] = tile[tx][r];
+  }
+}
+
+// The upper triangle of a device matrix from its lower one, by 32 × 32 tiles of the lower
+// triangle read straight and written transposed through shared memory (both coalesced). Blocks
+// read only entries with i >= j and write only entries with j > i: no block reads what another writes.
+template <class T>
+__global__ void mirror_lower_tiles(T* __restrict__ A, int64_t n, int64_t ld) {
+  const int64_t i0 = int64_t{blockIdx.y} * kernel_tile, j0 = int64_t{blockIdx.x} * kernel_tile;
+  if (j0 > i0) return;
+  __shared__ T tile[kernel_tile][kernel_tile + 1];
+  const int tx = threadIdx.x;
+  for (int r = threadIdx.y; r < kernel_tile; r += blockDim.y) {
+    const int64_t i = i0 + r, j = j0 + tx;
+    tile[r][tx] = i < n && j <= i ? A[i * ld + j] : T{};
+  }
+  __syncthreads();
+  for (int r = threadIdx.y; r < kernel_tile; r += blockDim.y) {
+    const int64_t j = j0 + r, i = i0 + tx;
+    if (i < n && i > j) A[j * ld + i] = tile[tx][r];
   }
 }
 
@@ -344,6 +365,58 @@ void flush_device_sums(device_sums* d, const executor& exec, const sample_sums_o
     detail::cuda_scope scope(exec);
     d->ints->flush(scope.ctx, out.C, out.ld, exec.threads());
   }
+}
+
+namespace {
+// Mirror, sum to the rows' owners, add this rank's rows into host `rows` (every column), zero.
+template <class T>
+void deliver_rows(const executor& exec, T* dev, int64_t n, int64_t ld_dev, const int64_t* first_row, T* rows,
+                  int64_t ld) {
+  const communicator& comm = exec.comm();
+  const int P = comm.size(), me = comm.rank();
+  {
+    detail::cuda_scope scope(exec);
+    const unsigned tiles = static_cast<unsigned>((n + kernel_tile - 1) / kernel_tile);
+    mirror_lower_tiles<T><<<dim3(tiles, tiles), dim3(kernel_tile, 8), 0, scope.ctx.stream>>>(dev, n, ld_dev);
+    PMX_CUDA_CHECK_LAUNCH();
+    PMX_CUDA_CHECK(cudaStreamSynchronize(scope.ctx.stream));
+  }
+  std::vector<int64_t> first(static_cast<size_t>(P + 1));
+  for (int o = 0; o <= P; ++o) first[static_cast<size_t>(o)] = first_row[o] * ld_dev;
+  detail::sum_to_owners(exec, dev, first.data());
+  detail::cuda_scope scope(exec);
+  cuda_context& c = scope.ctx;
+  const int64_t r0 = first_row[me], count = first_row[me + 1] - r0;
+  const auto row_bytes = static_cast<size_t>(n) * sizeof(T);
+  detail::stream_rows_to_host(c, dev + r0 * ld_dev, static_cast<size_t>(ld_dev) * sizeof(T), row_bytes, count,
+                              [&](int64_t, int64_t) { return row_bytes; },
+                              [&](const void* src, int64_t at, int64_t k, size_t) {
+                                detail::add_rows(rows + at * ld, ld, static_cast<const T*>(src), n, k, n, false, 0, 0,
+                                                 exec.threads());
+                              });
+  PMX_CUDA_CHECK(cudaMemsetAsync(dev, 0, static_cast<size_t>(ld_dev * ld_dev) * sizeof(T), c.stream));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(c.stream));
+}
+}  // namespace
+
+void flush_device_sums_to_owners(device_sums* d, const executor& exec, const sample_sums_outputs& rows,
+                                 const int64_t* first_row, bool with_N, bool with_C) {
+  const int64_t n = d->n;
+  if (d->want_S && rows.S) deliver_rows(exec, static_cast<int32_t*>(d->S.get()), n, d->n_pad, first_row, rows.S, rows.ld);
+  if (d->want_N && rows.N && with_N)
+    deliver_rows(exec, static_cast<int32_t*>(d->N.get()), n, d->n_pad, first_row, rows.N, rows.ld);
+  if (d->ints && rows.C && with_C) {
+    double* C = nullptr;
+    {
+      detail::cuda_scope scope(exec);
+      C = const_cast<double*>(d->ints->finish_on_device(scope.ctx.stream));
+    }
+    deliver_rows(exec, C, n, d->ints->ld_device(), first_row, rows.C, rows.ld);
+    detail::cuda_scope scope(exec);
+    d->ints->restart(scope.ctx.stream);
+    PMX_CUDA_CHECK(cudaStreamSynchronize(scope.ctx.stream));
+  }
+  if (d->want_a && rows.a) flush(d, exec, nullptr, nullptr, 0, rows.a);
 }
 
 int64_t integer_route_variants(const device_sums* d) { return d->integer_variants; }

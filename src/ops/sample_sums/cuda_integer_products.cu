@@ -278,13 +278,24 @@ void integer_products::add(cuda_context& c, const uint8_t* raw, int64_t pitch, c
   }
 }
 
-void integer_products::flush(cuda_context& c, double* C, int64_t ld, int threads) {
-  cudaStream_t st = c.stream;
+const double* integer_products::finish_on_device(cudaStream_t st) {
   convert_all(st);
   auto* Cd = static_cast<double*>(C_.get());
   add_row_terms<<<triangle_grid(n_), 256, 0, st>>>(static_cast<const double*>(h_.get()), 2 * row_constant_, n_,
                                                    n_pad_, Cd);
   PMX_CUDA_CHECK_LAUNCH();
+  return Cd;
+}
+
+void integer_products::restart(cudaStream_t st) {
+  PMX_CUDA_CHECK(cudaMemsetAsync(C_.get(), 0, static_cast<size_t>(n_pad_ * n_pad_) * 8, st));
+  PMX_CUDA_CHECK(cudaMemsetAsync(h_.get(), 0, static_cast<size_t>(n_pad_) * 8, st));
+  row_constant_ = 0;
+}
+
+void integer_products::flush(cuda_context& c, double* C, int64_t ld, int threads) {
+  cudaStream_t st = c.stream;
+  const double* Cd = finish_on_device(st);
   auto width = [&](int64_t first, int64_t count) { return static_cast<size_t>(std::min(first + count, n_)) * 8; };
   detail::stream_rows_to_host(c, Cd, static_cast<size_t>(n_pad_) * 8, static_cast<size_t>(n_) * 8, n_, width,
                               [&](const void* src, int64_t first, int64_t count, size_t w) {
@@ -292,9 +303,7 @@ void integer_products::flush(cuda_context& c, double* C, int64_t ld, int threads
                                 detail::add_rows(C + first * ld, ld, static_cast<const double*>(src), cols, count, cols,
                                                  true, first, 0, threads);
                               });
-  PMX_CUDA_CHECK(cudaMemsetAsync(Cd, 0, static_cast<size_t>(n_pad_ * n_pad_) * 8, st));
-  PMX_CUDA_CHECK(cudaMemsetAsync(h_.get(), 0, static_cast<size_t>(n_pad_) * 8, st));
-  row_constant_ = 0;
+  restart(st);
   PMX_CUDA_CHECK(cudaStreamSynchronize(st));
 }
 

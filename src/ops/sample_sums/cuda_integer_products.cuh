@@ -37,6 +37,11 @@ class integer_products {
   /// Host C (lower triangle, leading dimension ld) += everything added since the last flush; the
   /// device sums start again from zero.
   void flush(detail::cuda_context& c, double* C, int64_t ld, int threads);
+  /// Instead of flush(): C (lower triangle, leading dimension ld_device()) made final in device
+  /// memory, asynchronous on `stream`; restart() then zeroes the sums for what comes next.
+  const double* finish_on_device(cudaStream_t stream);
+  void restart(cudaStream_t stream);
+  int64_t ld_device() const { return n_pad_; }
 
  private:
   void convert_all(cudaStream_t stream);

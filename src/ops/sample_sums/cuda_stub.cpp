@@ -21,6 +21,10 @@ void add_device_sums(device_sums*, const executor&, const executor&, const varia
   no_cuda();
 }
 void flush_device_sums(device_sums*, const executor&, const sample_sums_outputs&) { no_cuda(); }
+void flush_device_sums_to_owners(device_sums*, const executor&, const sample_sums_outputs&, const int64_t*, bool,
+                                 bool) {
+  no_cuda();
+}
 void close_device_sums(device_sums*) noexcept {}
 int64_t integer_route_variants(const device_sums*) { return 0; }
 void gaussian_kernel_from_device_sums(device_sums*, const executor&, double, const double*, int64_t, double*, int64_t) {

@@ -44,6 +44,13 @@ void add_device_sums(device_sums* d, const executor& exec, const executor& c_exe
                      const sample_sums_outputs& out, bool has_missing, const std::function<void()>& before_host_write);
 /// Adds the device sums into the host outputs (S, N lower triangles; a) and zeroes them.
 void flush_device_sums(device_sums* d, const executor& exec, const sample_sums_outputs& out);
+/// Over several ranks (sample_sums_outputs::rows_over_ranks): the device sums (S; N when `with_N`;
+/// C's int8 part when `with_C`) mirrored to whole rows on the device, summed over the ranks to the
+/// owners of their rows (rows [first_row[o], first_row[o + 1]) to rank o, in rank order), and this
+/// rank's rows added into `rows` (at (i − first_row[rank]) * rows.ld + j, every column j); a added
+/// into rows.a (this rank's own, not summed). The device sums then start again from zero. Collective.
+void flush_device_sums_to_owners(device_sums* d, const executor& exec, const sample_sums_outputs& rows,
+                                 const int64_t* first_row, bool with_N, bool with_C);
 void close_device_sums(device_sums* d) noexcept;
 /// Variants whose C products took the int8 route so far.
 int64_t integer_route_variants(const device_sums* d);

@@ -6,7 +6,11 @@
 #include <algorithm>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "core/device_collectives.hpp"
+#include "core/host_transfer.hpp"
+#include "core/mirror_lower.hpp"
 #include "ops/sample_sums/kernels.hpp"
 #include "panoramix/executor_array.hpp"
 #include "panoramix/matrix_buffer.hpp"
@@ -14,13 +18,30 @@
 
 namespace pmx {
 
+sample_range sample_sums_rows_of_rank(int64_t n, int rank, int ranks) {
+  PMX_EXPECTS(ranks >= 1 && rank >= 0 && rank < ranks && n >= 0, "rows of a rank: rank in [0, ranks), n >= 0");
+  const int64_t first = n * rank / ranks;
+  return {first, n * (rank + 1) / ranks - first};
+}
+
 struct sample_sums::state {
+  state(const executor& e, int64_t samples, const sample_sums_outputs& o)
+      : exec(e), c_exec(e), n(samples), out(o), acc(o) {}
   executor exec;
   executor c_exec;  // runs C's per-block op (on cuda with device sums: the budget they leave)
   int64_t n;
-  sample_sums_outputs out;
+  sample_sums_outputs out;  // the caller's outputs
+  // Where blocks are added on the host: `out`, or with rows split over ranks the whole n × n sums
+  // of this rank's variants (own_*), summed to the rows' owners at flush.
+  sample_sums_outputs acc;
+  bool split = false;
+  matrix_buffer<int32_t> own_S, own_N;
+  matrix_buffer<double> own_C;
+  std::vector<double> own_a;
+  bool own_C_zeroed = false;  // own_C on cuda's device route: zeroed only when a block first needs it
   int64_t uniform_n = 0;  // variants of blocks without missing calls: N += this on every pair
   bool missing_seen = false;  // a block may have had missing calls (distances from S not exact)
+  int64_t integer_at_flush = 0;  // integer_route_variants() at the last flush
   kernels::cuda::device_sums* device = nullptr;
   std::thread zeroing{};  // zeroes uninitialised outputs; joined by ready()
 
@@ -28,9 +49,9 @@ struct sample_sums::state {
   void ready() {
     if (zeroing.joinable()) zeroing.join();
   }
-  void start_zeroing() {
+  void start_zeroing(const sample_sums_outputs& o) {
     const int threads = std::max(1, device ? exec.threads() / 2 : exec.threads());
-    auto zero = [o = out, count = n * out.ld, threads] {
+    auto zero = [o, count = n * o.ld, threads] {
       auto fill = [&](auto* p) {
         if (!p) return;
 #pragma omp parallel for schedule(static) num_threads(threads)
@@ -42,24 +63,60 @@ struct sample_sums::state {
     if (device) zeroing = std::thread(zero);
     else zero();
   }
+  // Before C's per-block op writes into host memory.
+  void before_host_C() {
+    ready();
+    if (split && acc.C && !own_C_zeroed) zero_own_C();
+  }
+  void zero_own_C() {
+#pragma omp parallel for schedule(static) num_threads(std::max(1, exec.threads()))
+    for (int64_t i = 0; i < n * n; ++i) own_C[i] = 0;
+    own_C_zeroed = true;
+  }
+  void flush_to_owners();
 };
 
 sample_sums::sample_sums(const executor& exec, int64_t n, const sample_sums_outputs& out)
-    : s_(std::make_unique<state>(state{exec, exec, n, out})) {
+    : s_(std::make_unique<state>(state(exec, n, out))) {
   PMX_EXPECTS(n >= 0, "negative sample count");
+  state& s = *s_;
+  s.split = out.rows_over_ranks && exec.comm().distributed();
+  const sample_range mine = sample_sums_rows_of_rank(n, exec.comm().rank(), exec.comm().size());
   PMX_EXPECTS(!(out.S || out.N || out.C) || out.ld >= n, "leading dimension smaller than the sample count");
   PMX_EXPECTS(out.S || out.N || out.C || out.a || out.S_on_device_only, "nothing to compute");
   PMX_EXPECTS(!out.S_on_device_only || !out.S, "S on the device only: no host S");
+  PMX_EXPECTS(!s.split || !out.S_on_device_only, "S kept on the device cannot be split over ranks");
   if (out.S_on_device_only && exec.kind() != backend::cuda)
     throw unsupported_error("sample_sums: S kept on the device needs a cuda executor");
   // C alone is kept on the device only for its int8 route (PMX_TABLE_CROSSPROD=blas: per block).
   const bool c_resident = out.C && exec.tuning().table_crossprod != tuning::route::blas;
   if (exec.kind() == backend::cuda && n > 0 && (out.S || out.N || out.a || out.S_on_device_only || c_resident))
-    s_->device = kernels::cuda::open_device_sums(exec, n, out, s_->c_exec);
-  if (out.S_on_device_only && n > 0 && !s_->device)
+    s.device = kernels::cuda::open_device_sums(exec, n, out, s.c_exec);
+  if (out.S_on_device_only && n > 0 && !s.device)
     throw unsupported_error("sample_sums: the " + std::to_string(n) + " x " + std::to_string(n) +
                             " sums do not fit the device memory budget (PMX_CUDA_MEMORY_MB)");
-  if (out.uninitialised && (out.S || out.N || out.C)) s_->start_zeroing();
+  if (s.split) {
+    // The caller's outputs hold its rows only: the whole sums of this rank's variants are kept
+    // here (S and N on the host only when the device does not keep them; C's host part is zeroed
+    // when a block first needs it on cuda, where the int8 route usually takes every block).
+    const auto nn = static_cast<size_t>(n * n);
+    sample_sums_outputs& a = s.acc;
+    a.ld = n;
+    a.uninitialised = true;
+    a.S = out.S && !s.device ? (s.own_S = matrix_buffer<int32_t>(nn)).data() : nullptr;
+    a.N = out.N && !s.device ? (s.own_N = matrix_buffer<int32_t>(nn)).data() : nullptr;
+    a.C = out.C ? (s.own_C = matrix_buffer<double>(nn)).data() : nullptr;
+    if (out.a) s.own_a.assign(static_cast<size_t>(n), 0.0), a.a = s.own_a.data();
+    if (out.uninitialised) {  // the caller's rows: added into at flush
+      const int64_t count = mine.count * out.ld;
+      if (out.S) std::fill_n(out.S, count, 0);
+      if (out.N) std::fill_n(out.N, count, 0);
+      if (out.C) std::fill_n(out.C, count, 0.0);
+    }
+    if (!s.device) s.own_C_zeroed = a.C != nullptr, s.start_zeroing(a);
+  } else if (out.uninitialised && (out.S || out.N || out.C)) {
+    s.start_zeroing(out);
+  }
 }
 
 sample_sums::~sample_sums() {
@@ -76,7 +133,7 @@ int64_t sample_sums::integer_route_variants() const {
 void sample_sums::add(const variant_major_view& g, std::span<const code_table> c_tables,
                       std::span<const code_table> a_tables, bool has_missing) {
   state& s = *s_;
-  const sample_sums_outputs& o = s.out;
+  const sample_sums_outputs& o = s.acc;
   PMX_EXPECTS(g.n_samples == s.n, "block has a different sample count");
   PMX_EXPECTS(!o.C || static_cast<int64_t>(c_tables.size()) == g.n_variants, "one C table per variant");
   PMX_EXPECTS(!o.a || static_cast<int64_t>(a_tables.size()) == g.n_variants, "one row-sum table per variant");
@@ -91,18 +148,65 @@ void sample_sums::add(const variant_major_view& g, std::span<const code_table> c
     case backend::cuda:
       if (s.device)
         return kernels::cuda::add_device_sums(s.device, s.exec, s.c_exec, g, c_tables, a_tables, o, has_missing,
-                                              [&s] { s.ready(); });
+                                              [&s] { s.before_host_C(); });
       return s.ready(), kernels::cuda::sample_sums_add(s.exec, g, c_tables, a_tables, block);
   }
 }
 
 void sample_sums::flush() {
   state& s = *s_;
-  const sample_sums_outputs& o = s.out;
   s.ready();
+  if (s.split) return s.flush_to_owners();
+  const sample_sums_outputs& o = s.out;
   if (s.device) kernels::cuda::flush_device_sums(s.device, s.exec, o);
   if (o.N && s.uniform_n) kernels::add_uniform_pairs(s.exec, s.n, o.N, o.ld, static_cast<int32_t>(s.uniform_n));
   s.uniform_n = 0;
+}
+
+void sample_sums::state::flush_to_owners() {
+  const communicator& comm = exec.comm();
+  const int P = comm.size(), me = comm.rank();
+  std::vector<int64_t> first_row(static_cast<size_t>(P + 1));
+  for (int o = 0; o < P; ++o) first_row[static_cast<size_t>(o)] = sample_sums_rows_of_rank(n, o, P).first;
+  first_row[static_cast<size_t>(P)] = n;
+  const int64_t r0 = first_row[static_cast<size_t>(me)], rows = first_row[static_cast<size_t>(me + 1)] - r0;
+  // What any rank has: blocks with missing calls (N products), C in host memory, int8 C products.
+  const int64_t integer_now = device ? kernels::cuda::integer_route_variants(device) : 0;
+  int64_t facts[4] = {missing_seen ? 1 : 0, own_C_zeroed ? 1 : 0, integer_now - integer_at_flush, uniform_n};
+  comm.sum(facts, 4);
+  integer_at_flush = integer_now;
+  const int threads = std::max(1, exec.threads());
+  if (device) {  // the device's a goes into this rank's own, summed below with the host's
+    sample_sums_outputs rows_out = out;
+    rows_out.a = acc.a;
+    kernels::cuda::flush_device_sums_to_owners(device, exec, rows_out, first_row.data(), facts[0] > 0, facts[2] > 0);
+  }
+  // The host sums: mirrored, summed to the rows' owners, this rank's rows added into its outputs.
+  std::vector<int64_t> first(static_cast<size_t>(P + 1));
+  for (int o = 0; o <= P; ++o) first[static_cast<size_t>(o)] = first_row[static_cast<size_t>(o)] * n;
+  auto deliver = [&](auto* whole, auto* mine) {
+    detail::mirror_lower(whole, n, threads);
+    detail::sum_to_owners(exec.host(), whole, first.data());
+    detail::add_rows(mine, out.ld, whole + r0 * n, n, rows, n, false, 0, 0, threads);
+  };
+  if (acc.S && out.S) deliver(acc.S, out.S), std::fill_n(acc.S, n * n, 0);
+  if (acc.N && out.N && facts[0] > 0) deliver(acc.N, out.N), std::fill_n(acc.N, n * n, 0);
+  if (acc.C && out.C && facts[1] > 0) {
+    if (!own_C_zeroed) zero_own_C();  // another rank wrote host C: this one adds its zeros
+    deliver(acc.C, out.C);
+    if (device) own_C_zeroed = false;
+    else std::fill_n(acc.C, n * n, 0.0);
+  }
+  if (out.N && facts[3] > 0) {  // every pair of the variants without missing calls, on any rank
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < n; ++j) out.N[i * out.ld + j] += static_cast<int32_t>(facts[3]);
+  }
+  uniform_n = 0;
+  if (out.a) {
+    comm.sum(own_a.data(), n);
+    for (int64_t i = 0; i < n; ++i) out.a[i] += own_a[static_cast<size_t>(i)], own_a[static_cast<size_t>(i)] = 0;
+  }
 }
 
 }  // namespace pmx

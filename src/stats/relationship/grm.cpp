@@ -49,15 +49,23 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
   res.a1_freq.resize(static_cast<size_t>(m));
   stage_clock clock(res.stage_seconds);
   const bool counts = opt.pair_counts || !vanraden;
+  // Over several ranks each reads and multiplies its own contiguous range of variants (a
+  // variant's frequency needs only its own row), and the sums are added over the ranks to the
+  // owners of their rows: each rank finishes and holds its rows of G only (whole rows).
+  const communicator& comm = exec.comm();
+  const bool split = comm.distributed();
+  const sample_range mine = split ? sample_sums_rows_of_rank(n, comm.rank(), comm.size()) : sample_range{0, n};
+  const int64_t r0 = mine.first, rows = mine.count;
+  res.row_begin = r0, res.row_end = r0 + rows;
   matrix_buffer<int32_t> S;
   matrix_buffer<double> W, R;
   std::vector<double> a;
-  const auto nn = static_cast<size_t>(n * n);
+  const auto nn = static_cast<size_t>(n * n), held = static_cast<size_t>(rows * n);
   // S, N and the standardised G accumulate: sample_sums zeroes them (in the background while a GPU
   // multiplies). VanRaden's G is written whole by the finishing step.
   clock.time("allocate", [&] {
-    if (counts) res.N = matrix_buffer<int32_t>(nn);
-    if (vanraden) S = matrix_buffer<int32_t>(nn), a.assign(static_cast<size_t>(n), 0.0);
+    if (counts) res.N = matrix_buffer<int32_t>(held);
+    if (vanraden) S = matrix_buffer<int32_t>(held), a.assign(static_cast<size_t>(n), 0.0);
   });
 
   // One pass: each block's frequencies come from its own rows, so the block is read once and its
@@ -65,7 +73,7 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
   // (on the GPU for cuda) until flush.
   sample_sums sums(exec, n, {.S = vanraden ? S.data() : nullptr, .N = counts ? res.N.data() : nullptr,
                              .C = vanraden ? nullptr : G, .ld = n, .a = vanraden ? a.data() : nullptr,
-                             .uninitialised = true});
+                             .uninitialised = true, .rows_over_ranks = split});
   res.residence = sums.residence();
   double denom_vr = 0, qq = 0;  // 2 Σ p(1-p);  Σ q² with q = 2p
   // On cuda, blocks of ~1 GiB of 2-bit data: the standardised C is still downloaded per block
@@ -75,9 +83,6 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
                             : opt.block_variants;
   std::vector<code_table> z, rowsum_table, w_table;
   std::vector<double> r_q2;
-  // Over several ranks each reads and multiplies its own contiguous range of variants (a
-  // variant's frequency needs only its own row); the sums are added over the ranks below.
-  const communicator& comm = exec.comm();
   const int64_t v0 = m * comm.rank() / comm.size(), v1 = m * (comm.rank() + 1) / comm.size();
   for (int64_t first = v0; first < v1; first += block) {
     const int64_t count = std::min(block, v1 - first);
@@ -124,44 +129,52 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
   }
   clock.time("collect sums", [&] { sums.flush(); });
   res.integer_route_variants = sums.integer_route_variants();
-  if (comm.distributed())
+  // Over ranks: S, N, C and a were summed to their rows' owners by flush(); the rest here.
+  // The missing-call terms W + Wᵀ − R (symmetric) go to the rows' owners too, in R.
+  if (split)
     clock.time("sum over ranks", [&] {
-      // Integers exactly; doubles in rank order (the same bits on every rank). The frequencies:
-      // each rank's own range, 0 elsewhere, so their sum is exact.
       int64_t facts[2] = {res.integer_route_variants, W.empty() ? 0 : 1};
       comm.sum(facts, 2);
       res.integer_route_variants = facts[0];
-      if (facts[1] && W.empty()) W = zeroed_matrix<double>(nn, threads), R = zeroed_matrix<double>(nn, threads);
       double scalars[2] = {denom_vr, qq};
       comm.sum(scalars, 2);
       denom_vr = scalars[0], qq = scalars[1];
       comm.sum(res.a1_freq.data(), m);
-      if (counts) comm.sum(res.N.data(), static_cast<int64_t>(nn));
-      if (vanraden) {
-        comm.sum(S.data(), static_cast<int64_t>(nn));
-        comm.sum(a.data(), n);
-        if (!W.empty()) comm.sum(W.data(), static_cast<int64_t>(nn)), comm.sum(R.data(), static_cast<int64_t>(nn));
-      } else {
-        comm.sum(G, static_cast<int64_t>(nn));
-      }
+      if (!facts[1]) return;
+      if (W.empty()) W = zeroed_matrix<double>(nn, threads), R = zeroed_matrix<double>(nn, threads);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j <= i; ++j) R[i * n + j] = W[j * n + i] + W[i * n + j] - R[i * n + j];
+      mirror_lower(R.data(), n, threads);
+      std::vector<int64_t> first(static_cast<size_t>(comm.size() + 1));
+      for (int o = 0; o <= comm.size(); ++o)
+        first[static_cast<size_t>(o)] = (o == comm.size() ? n : sample_sums_rows_of_rank(n, o, comm.size()).first) * n;
+      comm.sum_to_owners(R.data(), first.data());
     });
 
   clock.time("finish", [&] {
+    // Row i of the held rows is row r0 + i of G: its lower triangle alone, or (over ranks) whole.
+    auto last_column = [&](int64_t gi) { return split ? n - 1 : gi; };
     if (!vanraden) {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j <= i; ++j) G[i * n + j] /= res.N[i * n + j];
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j <= last_column(r0 + i); ++j) G[i * n + j] /= res.N[i * n + j];
     } else {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j <= i; ++j) {
-          double v = double(S[i * n + j]) - a[i] - a[j] + qq;
-          if (!W.empty()) v += W[j * n + i] + W[i * n + j] - R[i * n + j];
+      for (int64_t i = 0; i < rows; ++i) {
+        const int64_t gi = r0 + i;
+        for (int64_t j = 0; j <= last_column(gi); ++j) {
+          // The lower triangle's order of operations for (i, j) and (j, i) alike: G exactly symmetric.
+          double v = double(S[i * n + j]) - a[std::max(gi, j)] - a[std::min(gi, j)] + qq;
+          if (!W.empty()) v += split ? R[gi * n + j] : W[j * n + gi] + W[gi * n + j] - R[gi * n + j];
           G[i * n + j] = opt.unscaled ? v : v / denom_vr;
         }
+      }
     }
-    mirror_lower(G, n, threads);
-    if (counts) mirror_lower(res.N.data(), n, threads);
+    if (!split) {
+      mirror_lower(G, n, threads);
+      if (counts) mirror_lower(res.N.data(), n, threads);
+    }
     if (!opt.pair_counts) res.N.clear();
   });
   return res;
@@ -170,7 +183,9 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
 grm_result compute_grm(const executor& exec, const genotype_source& data, const grm_options& opt,
                        progress_sink* progress) {
   const int64_t n = data.n_samples();
-  matrix_buffer<double> G(static_cast<size_t>(n * n));  // uninitialised: compute_grm_into writes it all
+  const communicator& comm = exec.comm();
+  const int64_t rows = comm.distributed() ? sample_sums_rows_of_rank(n, comm.rank(), comm.size()).count : n;
+  matrix_buffer<double> G(static_cast<size_t>(rows * n));  // uninitialised: compute_grm_into writes it all
   grm_result res = detail::compute_grm_into(exec, data, opt, G.data(), progress);
   res.G = std::move(G);
   return res;

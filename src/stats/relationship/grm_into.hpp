@@ -5,8 +5,8 @@
 
 namespace pmx::detail {
 
-/// compute_grm writing G (n×n, row-major, symmetric; every entry overwritten) to `G` instead of
-/// the result, whose G stays empty.
+/// compute_grm writing G (n×n, row-major, symmetric; every entry overwritten; over ranks, this
+/// rank's rows, result.row_begin to row_end) to `G` instead of the result, whose G stays empty.
 grm_result compute_grm_into(const executor& exec, const genotype_source& data, const grm_options& opt,
                             double* G, progress_sink* progress);
 

@@ -119,7 +119,11 @@ snp_model_operands make_snp_model_operands(const char* model, const executor& ex
   sw = stopwatch();
   out.agg_inv = std::make_unique<genotyped_a_inverse>(*in.ped, *in.F, in.geno->animals, in.threads);
   std::string where;
-  if (exec.on_device() && exec.tuning().ainv_on_device) where = out.agg_inv->use_device(exec);
+  // The sweeps get a CUDA context of their own (stream, lock): on the executor's, they would queue
+  // behind the A⁻¹ product that runs while they do (one stream serialises them: 54.7 ms an
+  // iteration against 56.8 with the sweeps on the CPU, RESULTS.md "Issue #25 ... sweeps").
+  if (exec.on_device() && exec.tuning().ainv_on_device)
+    where = out.agg_inv->use_device(executor(exec.kind(), exec.threads(), exec.tuning()).set_communicator(exec.comm()));
   term.setup_seconds.emplace_back("A_gg^-1 operator (sparse Cholesky of A^nn)", sw.seconds());
   term.notes.push_back("A_gg^-1: A^nn of " + std::to_string(out.agg_inv->nongenotyped()) + " animals, factor " +
                        std::to_string(out.agg_inv->factor_nonzeros()) + " nonzeros (" +

@@ -1,11 +1,14 @@
 // `mpirun -np N panoramix grm` against the one-process run on the same data: the variants split
-// over the ranks, the sums added over them. Integer outputs (GCTA's pair counts) must be the same
-// bytes; the matrices equal within 1e-12 relative (the doubles are added in another order), and
-// the log says how many ranks ran. Data: simulated with missing calls (so the standardised N and
+// over the ranks, the sums added over them to the owners of their rows, each owner finishing its
+// whole rows and rank 0 writing them all. Integer outputs (GCTA's pair counts) must be the same
+// bytes; the matrices equal within 1e-12 relative (the doubles are added in another order) and
+// exactly symmetric, the text triangle the same numbers; the log says how many ranks ran. Data: simulated with missing calls (so the standardised N and
 // VanRaden's missing-call corrections take part) and a variant count no rank count divides.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <sstream>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -36,6 +39,13 @@ double largest_relative_difference(const std::vector<double>& a, const std::vect
   return worst;
 }
 
+std::vector<double> read_text_numbers(const std::string& path) {
+  std::istringstream in(read_text(path));
+  std::vector<double> v;
+  for (double x; in >> x;) v.push_back(x);
+  return v;
+}
+
 TEST(GrmRanks, SplitOverRanksEqualsOneProcess) {
   if (std::string(PMX_MPIEXEC).empty()) GTEST_SKIP() << "this build has no MPI (Debian: libopenmpi-dev)";
   const std::string d = work().path("grm_ranks");
@@ -57,6 +67,20 @@ TEST(GrmRanks, SplitOverRanksEqualsOneProcess) {
       ASSERT_EQ(a.size(), 301u * 301u);
       ASSERT_EQ(b.size(), a.size());
       EXPECT_LE(largest_relative_difference(a, b), 1e-12) << method << " np " << np;
+      int64_t asymmetric = 0;  // each rank finishes whole rows: both halves must still agree bit for bit
+      for (int64_t i = 0; i < 301; ++i)
+        for (int64_t j = 0; j < i; ++j) asymmetric += std::memcmp(&a[i * 301 + j], &a[j * 301 + i], 8) != 0;
+      EXPECT_EQ(asymmetric, 0) << method << " np " << np;
+      // PLINK's text triangle: the same lines, values within the 6 digits printed.
+      ASSERT_EQ(run(mpirun(np) + args + shq(split) + " --format rel", split + ".stdout"), 0) << read_text(split + ".stdout");
+      if (np == 2) {
+        ASSERT_EQ(panoramix("grm --bfile " + shq(sim) + " --method " + method + " --format rel --threads 1 --out " + shq(one)), 0);
+      }
+      const std::vector<double> ta = read_text_numbers(split + ".rel"), tb = read_text_numbers(one + ".rel");
+      ASSERT_EQ(ta.size(), 301u * 302u / 2);
+      ASSERT_EQ(tb.size(), ta.size());
+      for (size_t k = 0; k < ta.size(); ++k) ASSERT_NEAR(ta[k], tb[k], 1e-5 * std::max(1.0, std::fabs(tb[k]))) << k;
+      EXPECT_EQ(read_text(split + ".rel.id"), read_text(one + ".rel.id"));
       EXPECT_NE(read_text(split + ".log").find("Ranks: " + std::to_string(np) + " processes"), std::string::npos);
     }
   }
