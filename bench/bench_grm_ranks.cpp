@@ -22,7 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "core/device_collectives.hpp"
 #include "panoramix/communicator.hpp"
+#include "panoramix/executor_array.hpp"
 #include "panoramix/matrix_buffer.hpp"
 #include "panoramix/ops/sample_sums.hpp"
 
@@ -118,8 +120,8 @@ int main(int argc, char** argv) {
       sums.add(g, vanraden ? std::span<const code_table>{} : std::span<const code_table>(tables).subspan(first, count),
                {}, false);
     }
-    exec.start_device();
-    comm.barrier();  // sample_sums::add returns once a block is copied: the barrier after a sync
+    exec.synchronize();  // sample_sums::add returns once a block is copied, not multiplied
+    comm.barrier();
     times.push_back(now() - t0);
   }
   const int64_t integer = sums.integer_route_variants();
@@ -135,6 +137,23 @@ int main(int argc, char** argv) {
   const double gb_rank = double(row_bytes) * double(k) / 1e9;
   std::vector<double> mem(static_cast<size_t>(comm.size()));
   comm.all_gather(&gb_rank, sizeof gb_rank, mem.data());
+  // The sum to the rows' owners alone (NCCL between GPUs): 4 GB of int32 per rank.
+  double t_owners = 0;
+  const int64_t owner_values = int64_t{1} << 30;
+  if (comm.distributed()) {
+    executor_array<int32_t> buf(exec, static_cast<size_t>(owner_values));
+    std::vector<int64_t> first(static_cast<size_t>(comm.size() + 1));
+    for (int o = 0; o <= comm.size(); ++o) first[static_cast<size_t>(o)] = owner_values * o / comm.size();
+    std::vector<double> t;
+    for (int r = 0; r < 4; ++r) {  // the first warms up
+      comm.barrier();
+      t0 = now();
+      detail::sum_to_owners(exec, buf.data(), first.data());
+      comm.barrier();
+      if (r > 0) t.push_back(now() - t0);
+    }
+    t_owners = median(t);
+  }
   if (comm.rank() == 0) {
     std::printf("ranks %d (%s), %s: n %lld samples x m %lld variants; calls made in %.1f s, sums opened in %.1f s (%s)\n",
                 comm.size(), backend_name(exec.kind()).c_str(), method.c_str(), (long long)n, (long long)m, t_make,
@@ -151,6 +170,9 @@ int main(int argc, char** argv) {
       std::printf("flush %.2f s (%s; %.1f GB of S rows on rank 0's host)\n", t_flush,
                   comm.distributed() ? "mirror, sum to the rows' owners, download own rows" : "download the lower triangle",
                   double(comm.distributed() ? rows.count : n) * double(n) * 4 / 1e9);
+    if (comm.distributed())
+      std::printf("sum to owners alone, 4.3 GB of int32 per rank: median %.3f s (each rank receives %.1f GB/s)\n",
+                  t_owners, double(owner_values) * 4 * double(comm.size() - 1) / comm.size() / t_owners / 1e9);
   }
   return 0;
 }

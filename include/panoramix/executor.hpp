@@ -56,6 +56,9 @@ class executor {
   /// instead of at its first op, e.g. on a thread of its own while inputs are read; nothing for
   /// other kinds.
   void start_device() const;
+  /// Waits until the device work queued on this executor's stream is done (an op that returns
+  /// before its device work ends, e.g. sample_sums::add, says so); nothing for other kinds.
+  void synchronize() const;
 
   /// The ranks this executor's ops work across (communicator.hpp): this process alone unless set.
   /// Ops on data split over ranks (e.g. a gemm_operand of the rank's own samples) combine their

@@ -182,6 +182,12 @@ void executor::start_device() const {
   if (kind_ == backend::cuda) detail::cuda_scope scope(*this);
 }
 
+void executor::synchronize() const {
+  if (kind_ != backend::cuda) return;
+  detail::cuda_scope scope(*this);
+  PMX_CUDA_CHECK(cudaStreamSynchronize(scope.ctx.stream));
+}
+
 namespace detail {
 
 int64_t device_budget(const executor& exec, const cuda_context& ctx) {

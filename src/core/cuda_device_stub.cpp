@@ -11,6 +11,7 @@ bool cuda_available() { return false; }
 int cuda_device_count() { return 0; }
 // A cuda executor cannot be made without the backend, so there is nothing to start.
 void executor::start_device() const {}
+void executor::synchronize() const {}
 
 namespace detail {
 // Never called: executor(backend::cuda) throws before asking when CUDA is not compiled in.

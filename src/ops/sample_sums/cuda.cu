@@ -124,6 +124,7 @@ struct device_sums {
   cudaStream_t copy = nullptr;
   cudaEvent_t uploaded[2] = {nullptr, nullptr}, consumed[2] = {nullptr, nullptr};
   int next = 0;
+  int64_t chunks = 0;  // chunks added so far
   int64_t bytes = 0;
   // C on the int8 tensor cores (blocks without missing calls whose tables are affine); null when
   // C is not wanted, PMX_TABLE_CROSSPROD=blas, or it does not fit the budget.
@@ -193,8 +194,13 @@ void add(device_sums* d, const executor& exec, const variant_major_view& g, cons
   const int64_t n = d->n, bytes = (n + 3) / 4;
   const bool need_n = d->want_N && has_missing;
   const unsigned mask = (d->want_S ? 3u : 0u) | (need_n ? 4u : 0u);
-  for (int64_t l0 = 0; l0 < g.n_variants; l0 += d->kc) {
-    const int64_t cols = std::min(d->kc, g.n_variants - l0);
+  for (int64_t l0 = 0, cols = 0; l0 < g.n_variants; l0 += cols) {
+    // The device multiplies a chunk only once all of it is up: a whole first chunk (1.6 GB of
+    // calls at 100,000 samples) would leave it idle while staged and sent, so the first one of
+    // the sums is an eighth (int8 plans are made per whole chunk: not with them).
+    const int64_t want = plans || d->chunks > 0 ? d->kc : std::max<int64_t>(512, d->kc / 8);
+    cols = std::min(want, g.n_variants - l0);
+    ++d->chunks;
     const int b = d->next;
     d->next ^= 1;
     auto* raw = static_cast<uint8_t*>(d->raw[b].get());
