@@ -20,6 +20,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/device_collectives.hpp"
@@ -57,7 +58,9 @@ int main(int argc, char** argv) {
   }
   const bool vanraden = method == "vanraden";
   const communicator& comm = communicator::world();
-  executor exec(parse_backend(device), 0);
+  // Ranks on one host divide its cores (as `grm` does): each stages its own calls for its GPU.
+  executor exec(parse_backend(device), std::max(1, static_cast<int>(std::thread::hardware_concurrency()) /
+                                                        std::max(1, communicator::world().local_size())));
   exec.set_communicator(comm);
   const int64_t v0 = m * comm.rank() / comm.size(), v1 = m * (comm.rank() + 1) / comm.size(), k = v1 - v0;
   const int64_t row_bytes = (n + 3) / 4;
