@@ -10,7 +10,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
 # Debian packages the project needs (build, tests, peers).
 DEB_PACKAGES := cmake ninja-build g++ libopenblas-dev liblapack-dev libcli11-dev libgtest-dev \
-                libgmock-dev gfortran libopenmpi-dev openmpi-bin plink1.9 plink2 gemma libsuitesparse-dev libhts-dev libzstd-dev zlib1g-dev libdeflate-dev pkg-config \
+                libgmock-dev gfortran libopenmpi-dev openmpi-bin libscalapack-openmpi-dev plink1.9 plink2 gemma libsuitesparse-dev libhts-dev libzstd-dev zlib1g-dev libdeflate-dev pkg-config \
                 python3-numpy python3-scipy python3-sklearn \
                 libboost-math-dev libflint-arb-dev libcairo2-dev fonts-dejavu-core \
                 pybind11-dev python3-dev python3-pytest python3-matplotlib python3-venv python3-wheel

@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   matrix_buffer<int32_t> S;  // the host S of the other backends
   if (!vanraden) C = matrix_buffer<double>(static_cast<size_t>(n * n));
   const bool on_device = exec.kind() == backend::cuda;
-  const sample_range rows = sample_sums_rows_of_rank(n, comm.rank(), comm.size());
+  const sample_range rows = rows_of_rank(n, comm.rank(), comm.size());
   const bool host_S = vanraden && (!on_device || flush);
   if (host_S) S = matrix_buffer<int32_t>(static_cast<size_t>((comm.distributed() ? rows.count : n) * n));
   comm.barrier();

@@ -81,4 +81,9 @@ struct sample_range {
 };
 sample_range samples_of_rank(int64_t n_samples, int rank, int ranks);
 
+/// The rows [first, first + count) of an n-row matrix a rank holds when its rows are split over
+/// `ranks` ranks: blocks of ⌈n/ranks⌉ rows in rank order (ScaLAPACK's one-dimensional block
+/// layout, so such rows pass to it as they are), the last ones shorter or empty.
+sample_range rows_of_rank(int64_t n_rows, int rank, int ranks);
+
 }  // namespace pmx

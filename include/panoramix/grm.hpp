@@ -44,7 +44,7 @@ struct grm_result {
   matrix_buffer<double> G;       ///< n×n, row-major, symmetric (rows [row_begin, row_end) of it over ranks)
   matrix_buffer<int32_t> N;      ///< n×n jointly-called counts (when asked for), symmetric; rows as G
   /// The rows G and N hold: every row alone; over the ranks of a run of several processes
-  /// (exec.comm()), this rank's sample_sums_rows_of_rank, each row whole (every column).
+  /// (exec.comm()), this rank's rows_of_rank, each row whole (every column).
   int64_t row_begin = 0, row_end = 0;
   std::vector<double> a1_freq;   ///< frequencies used (after PLINK's 0.5 rule for no calls)
   /// Wall seconds per stage of the computation, in first-use order (for logs and benchmarks).

@@ -292,4 +292,11 @@ sample_range samples_of_rank(int64_t n_samples, int rank, int ranks) {
   return {first, end - first};
 }
 
+sample_range rows_of_rank(int64_t n_rows, int rank, int ranks) {
+  PMX_EXPECTS(ranks >= 1 && rank >= 0 && rank < ranks && n_rows >= 0, "rows of a rank: rank in [0, ranks), n >= 0");
+  const int64_t block = (n_rows + ranks - 1) / ranks;
+  const int64_t first = std::min(n_rows, block * rank);
+  return {first, std::min(n_rows, first + block) - first};
+}
+
 }  // namespace pmx

@@ -48,16 +48,13 @@ struct sample_sums_outputs {
   bool uninitialised = false;
   /// Over the ranks of the executor's communicator (a run of several processes): each rank adds
   /// its own variants, and flush() adds the sums over the ranks in rank order and delivers to each
-  /// rank only its rows, sample_sums_rows_of_rank(n, rank, ranks), of S, N and C with both
+  /// rank only its rows, rows_of_rank(n, rank, ranks) (communicator.hpp), of S, N and C with both
   /// triangles (a row's other half is another rank's), at [(i − first) * ld + j] for every column
   /// j: the outputs hold those rows only. a: every sample's, summed, on every rank. Until flush the
   /// whole n × n sums are kept where the backend keeps them (on the device when they fit, where
   /// they are also mirrored and summed through NCCL). flush() is then collective. Alone: ignored.
   bool rows_over_ranks = false;
 };
-
-/// The rows of the outputs rank `rank` of `ranks` receives with rows_over_ranks: [n·r/P, n·(r+1)/P).
-sample_range sample_sums_rows_of_rank(int64_t n_samples, int rank, int ranks);
 
 class sample_sums {
  public:

@@ -18,12 +18,6 @@
 
 namespace pmx {
 
-sample_range sample_sums_rows_of_rank(int64_t n, int rank, int ranks) {
-  PMX_EXPECTS(ranks >= 1 && rank >= 0 && rank < ranks && n >= 0, "rows of a rank: rank in [0, ranks), n >= 0");
-  const int64_t first = n * rank / ranks;
-  return {first, n * (rank + 1) / ranks - first};
-}
-
 struct sample_sums::state {
   state(const executor& e, int64_t samples, const sample_sums_outputs& o)
       : exec(e), c_exec(e), n(samples), out(o), acc(o) {}
@@ -81,7 +75,7 @@ sample_sums::sample_sums(const executor& exec, int64_t n, const sample_sums_outp
   PMX_EXPECTS(n >= 0, "negative sample count");
   state& s = *s_;
   s.split = out.rows_over_ranks && exec.comm().distributed();
-  const sample_range mine = sample_sums_rows_of_rank(n, exec.comm().rank(), exec.comm().size());
+  const sample_range mine = rows_of_rank(n, exec.comm().rank(), exec.comm().size());
   PMX_EXPECTS(!(out.S || out.N || out.C) || out.ld >= n, "leading dimension smaller than the sample count");
   PMX_EXPECTS(out.S || out.N || out.C || out.a || out.S_on_device_only, "nothing to compute");
   PMX_EXPECTS(!out.S_on_device_only || !out.S, "S on the device only: no host S");
@@ -167,7 +161,7 @@ void sample_sums::state::flush_to_owners() {
   const communicator& comm = exec.comm();
   const int P = comm.size(), me = comm.rank();
   std::vector<int64_t> first_row(static_cast<size_t>(P + 1));
-  for (int o = 0; o < P; ++o) first_row[static_cast<size_t>(o)] = sample_sums_rows_of_rank(n, o, P).first;
+  for (int o = 0; o < P; ++o) first_row[static_cast<size_t>(o)] = rows_of_rank(n, o, P).first;
   first_row[static_cast<size_t>(P)] = n;
   const int64_t r0 = first_row[static_cast<size_t>(me)], rows = first_row[static_cast<size_t>(me + 1)] - r0;
   // What any rank has: blocks with missing calls (N products), C in host memory, int8 C products.

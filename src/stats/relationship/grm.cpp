@@ -54,7 +54,7 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
   // owners of their rows: each rank finishes and holds its rows of G only (whole rows).
   const communicator& comm = exec.comm();
   const bool split = comm.distributed();
-  const sample_range mine = split ? sample_sums_rows_of_rank(n, comm.rank(), comm.size()) : sample_range{0, n};
+  const sample_range mine = split ? rows_of_rank(n, comm.rank(), comm.size()) : sample_range{0, n};
   const int64_t r0 = mine.first, rows = mine.count;
   res.row_begin = r0, res.row_end = r0 + rows;
   matrix_buffer<int32_t> S;
@@ -148,7 +148,7 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
       mirror_lower(R.data(), n, threads);
       std::vector<int64_t> first(static_cast<size_t>(comm.size() + 1));
       for (int o = 0; o <= comm.size(); ++o)
-        first[static_cast<size_t>(o)] = (o == comm.size() ? n : sample_sums_rows_of_rank(n, o, comm.size()).first) * n;
+        first[static_cast<size_t>(o)] = (o == comm.size() ? n : rows_of_rank(n, o, comm.size()).first) * n;
       comm.sum_to_owners(R.data(), first.data());
     });
 
@@ -184,7 +184,7 @@ grm_result compute_grm(const executor& exec, const genotype_source& data, const 
                        progress_sink* progress) {
   const int64_t n = data.n_samples();
   const communicator& comm = exec.comm();
-  const int64_t rows = comm.distributed() ? sample_sums_rows_of_rank(n, comm.rank(), comm.size()).count : n;
+  const int64_t rows = comm.distributed() ? rows_of_rank(n, comm.rank(), comm.size()).count : n;
   matrix_buffer<double> G(static_cast<size_t>(rows * n));  // uninitialised: compute_grm_into writes it all
   grm_result res = detail::compute_grm_into(exec, data, opt, G.data(), progress);
   res.G = std::move(G);
