@@ -60,7 +60,9 @@ grm_result detail::compute_grm_into(const executor& exec, const genotype_source&
   matrix_buffer<int32_t> S;
   matrix_buffer<double> W, R;
   std::vector<double> a;
-  const auto nn = static_cast<size_t>(n * n), held = static_cast<size_t>(rows * n);
+  // (At least one entry: a rank without rows still adds its variants' sums for the others, and
+  // sample_sums knows which sums are wanted by their pointers.)
+  const auto nn = static_cast<size_t>(n * n), held = static_cast<size_t>(std::max<int64_t>(rows * n, 1));
   // S, N and the standardised G accumulate: sample_sums zeroes them (in the background while a GPU
   // multiplies). VanRaden's G is written whole by the finishing step.
   clock.time("allocate", [&] {
@@ -185,7 +187,8 @@ grm_result compute_grm(const executor& exec, const genotype_source& data, const 
   const int64_t n = data.n_samples();
   const communicator& comm = exec.comm();
   const int64_t rows = comm.distributed() ? rows_of_rank(n, comm.rank(), comm.size()).count : n;
-  matrix_buffer<double> G(static_cast<size_t>(rows * n));  // uninitialised: compute_grm_into writes it all
+  // Uninitialised: compute_grm_into writes it all (at least one entry: see there).
+  matrix_buffer<double> G(static_cast<size_t>(std::max<int64_t>(rows * n, 1)));
   grm_result res = detail::compute_grm_into(exec, data, opt, G.data(), progress);
   res.G = std::move(G);
   return res;

@@ -86,6 +86,32 @@ TEST(GrmRanks, SplitOverRanksEqualsOneProcess) {
   }
 }
 
+TEST(GrmRanks, ARankWithoutRowsStillAddsItsVariants) {
+  if (std::string(PMX_MPIEXEC).empty()) GTEST_SKIP() << "this build has no MPI (Debian: libopenmpi-dev)";
+  // 5 samples over 4 ranks: blocks of 2 rows, so rank 3 owns none but multiplies a quarter of the
+  // variants, which the others' rows must include.
+  const std::string d = work().path("grm_ranks_empty");
+  std::filesystem::create_directories(d);
+  const std::string sim = d + "/sim";
+  ASSERT_EQ(panoramix("simulate --samples 5 --variants 203 --missing 0.05 --seed 7 --out " + shq(sim)), 0);
+  for (const std::string method : {"standardized", "vanraden"}) {
+    const std::string one = d + "/one_" + method, split = d + "/np4_" + method;
+    const std::string args = " grm --bfile " + shq(sim) + " --method " + method + " --format gcta --device cpu --out ";
+    ASSERT_EQ(panoramix(args.substr(1) + shq(one)), 0);
+    ASSERT_EQ(run(mpirun(4) + args + shq(split), split + ".stdout"), 0) << read_text(split + ".stdout");
+    EXPECT_EQ(read_text(split + ".grm.N.bin"), read_text(one + ".grm.N.bin")) << method;
+    const std::string a = read_text(split + ".grm.bin"), b = read_text(one + ".grm.bin");
+    ASSERT_EQ(a.size(), 15u * sizeof(float));
+    ASSERT_EQ(b.size(), a.size());
+    for (size_t k = 0; k < 15; ++k) {
+      float x, y;
+      std::memcpy(&x, a.data() + 4 * k, 4);
+      std::memcpy(&y, b.data() + 4 * k, 4);
+      EXPECT_NEAR(x, y, 1e-6 * std::max(1.0f, std::fabs(y))) << method << " entry " << k;
+    }
+  }
+}
+
 TEST(GrmRanks, AnErrorOnTheRanksEndsTheRunNonZero) {
   if (std::string(PMX_MPIEXEC).empty()) GTEST_SKIP() << "this build has no MPI (Debian: libopenmpi-dev)";
   const std::string out = work().path("grm_ranks_missing");
