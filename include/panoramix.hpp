@@ -52,6 +52,7 @@
 #include "panoramix/ops/allele_counts.hpp"
 #include "panoramix/ops/crossprod.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
+#include "panoramix/ops/distributed_cholesky.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
 #include "panoramix/ops/ldl_sweeps.hpp"
 #include "panoramix/ops/lmm_search.hpp"
