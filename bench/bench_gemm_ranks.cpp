@@ -21,6 +21,7 @@
 
 #include "core/device_collectives.hpp"
 #include "panoramix/communicator.hpp"
+#include "tiled_random_calls.hpp"
 #include "panoramix/executor_array.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
 
@@ -55,30 +56,9 @@ int main(int argc, char** argv) {
   const sample_range mine = samples_of_rank(n, comm.rank(), comm.size());
   const int64_t row_bytes = (mine.count + 3) / 4;
 
-  // Calls: a 64 MiB random pattern (codes 0, 2, 3; one byte in 25 with a missing call) tiled over
-  // the rows at shifting offsets (making 10^11 random calls would take longer than the products).
+  // Calls: tiled_random_calls.hpp, one byte in 25 with a missing call.
   double t0 = now();
-  const int64_t pattern_bytes = int64_t{64} << 20;
-  std::vector<uint8_t> pattern(static_cast<size_t>(pattern_bytes));
-  {
-    std::mt19937_64 rng(1234 + comm.rank());
-    const uint8_t codes[3] = {0, 2, 3};
-    for (auto& b : pattern) {
-      const uint64_t r = rng();
-      b = uint8_t(codes[r % 3] | codes[(r >> 8) % 3] << 2 | codes[(r >> 16) % 3] << 4 | codes[(r >> 24) % 3] << 6);
-      if ((r >> 32) % 25 == 0) b = uint8_t((b & ~3u) | 1u);
-    }
-  }
-  std::unique_ptr<uint8_t[]> calls(new uint8_t[static_cast<size_t>(row_bytes * k)]);
-#pragma omp parallel for schedule(static)
-  for (int64_t j = 0; j < k; ++j) {
-    int64_t at = (j * 7919 * 64) % pattern_bytes, done = 0;
-    while (done < row_bytes) {
-      const int64_t m = std::min(row_bytes - done, pattern_bytes - at);
-      std::memcpy(calls.get() + j * row_bytes + done, pattern.data() + at, static_cast<size_t>(m));
-      done += m, at = 0;
-    }
-  }
+  const auto calls = bench::tiled_random_calls(k, row_bytes, 0, 1234 + comm.rank(), 25);
   const double t_make = now() - t0;
 
   std::vector<double> p(k), s(k);

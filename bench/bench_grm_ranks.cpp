@@ -25,6 +25,7 @@
 
 #include "core/device_collectives.hpp"
 #include "panoramix/communicator.hpp"
+#include "tiled_random_calls.hpp"
 #include "panoramix/executor_array.hpp"
 #include "panoramix/matrix_buffer.hpp"
 #include "panoramix/ops/sample_sums.hpp"
@@ -66,26 +67,7 @@ int main(int argc, char** argv) {
   const int64_t row_bytes = (n + 3) / 4;
 
   double t0 = now();
-  const int64_t pattern_bytes = int64_t{64} << 20;
-  std::vector<uint8_t> pattern(static_cast<size_t>(pattern_bytes));
-  {
-    std::mt19937_64 rng(1234 + comm.rank());
-    const uint8_t codes[3] = {0, 2, 3};
-    for (auto& b : pattern) {
-      const uint64_t r = rng();
-      b = uint8_t(codes[r % 3] | codes[(r >> 8) % 3] << 2 | codes[(r >> 16) % 3] << 4 | codes[(r >> 24) % 3] << 6);
-    }
-  }
-  std::unique_ptr<uint8_t[]> calls(new uint8_t[static_cast<size_t>(row_bytes * std::max<int64_t>(k, 1))]);
-#pragma omp parallel for schedule(static)
-  for (int64_t j = 0; j < k; ++j) {
-    int64_t at = ((v0 + j) * 7919 * 64) % pattern_bytes, done = 0;
-    while (done < row_bytes) {
-      const int64_t c = std::min(row_bytes - done, pattern_bytes - at);
-      std::memcpy(calls.get() + j * row_bytes + done, pattern.data() + at, static_cast<size_t>(c));
-      done += c, at = 0;
-    }
-  }
+  const auto calls = bench::tiled_random_calls(k, row_bytes, v0, 1234 + comm.rank(), 0);
   const double t_make = now() - t0;
 
   // Standardised tables of made-up frequencies (affine: the int8 route takes them).
@@ -102,7 +84,7 @@ int main(int argc, char** argv) {
   const bool on_device = exec.kind() == backend::cuda;
   const sample_range rows = rows_of_rank(n, comm.rank(), comm.size());
   const bool host_S = vanraden && (!on_device || flush);
-  if (host_S) S = matrix_buffer<int32_t>(static_cast<size_t>((comm.distributed() ? rows.count : n) * n));
+  if (host_S) S = matrix_buffer<int32_t>(static_cast<size_t>(std::max<int64_t>((comm.distributed() ? rows.count : n) * n, 1)));
   comm.barrier();
   t0 = now();
   sample_sums sums(exec, n,

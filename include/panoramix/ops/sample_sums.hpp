@@ -52,7 +52,9 @@ struct sample_sums_outputs {
   /// triangles (a row's other half is another rank's), at [(i − first) * ld + j] for every column
   /// j: the outputs hold those rows only. a: every sample's, summed, on every rank. Until flush the
   /// whole n × n sums are kept where the backend keeps them (on the device when they fit, where
-  /// they are also mirrored and summed through NCCL). flush() is then collective. Alone: ignored.
+  /// they are also mirrored and summed through NCCL). flush() is then collective. A rank that owns
+  /// no rows still adds its variants for the others: it passes non-null outputs (one entry will do)
+  /// for the sums wanted, as every rank must name the same ones. Alone: ignored.
   bool rows_over_ranks = false;
 };
 
