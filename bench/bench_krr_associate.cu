@@ -1,13 +1,17 @@
-// KRR Associate on one GPU: (K + αI) W = Y for `traits` phenotypes at order n, in one run:
+// KRR Associate on one GPU, or over the ranks of an MPI launch (one GPU each: `mpirun -np P`, the
+// tile Cholesky over ranks, K's tile-cyclic columns made on each rank's GPU): (K + αI) W = Y for
+// `traits` phenotypes at order n, in one run:
 //   fp64      cuSOLVER Dpotrf + Dpotrs (the baseline the issue names), timed on a device copy of K;
 //   fp32      the tile Cholesky with every tile FP32, then FP64 refinement (solve_kernel_ridge);
 //   adaptive  the paper's tile rule (FP8/BF16/FP16/FP32 tiles), then FP64 refinement;
 // with each one's normwise backward error from the same FP64 residual, the tile counts, and the
 // effective rate n³/3 / time against the ~163 TFLOP/s per GH200 the KRR paper sustained.
 // K is a Gaussian kernel of clustered random points made on the device (no host copy of n² numbers).
+// Over ranks the fp64 baseline is not run (cuSOLVER's is one GPU's) and times are rank 0's, from a
+// barrier to the solution on every rank.
 //   bench_krr_associate [--n 65536] [--traits 10] [--tile 2048] [--alpha 1] [--gamma G] [--dims 16]
-//                       [--tile-accuracy 1e-4] [--accuracy 1e-8] [--reps 3] [--skip-fp32] [--contiguous]
-//                       [--refinement auto|classical|gmres]
+//                       [--tile-accuracy 1e-4] [--accuracy 1e-8] [--reps 3] [--skip-fp32] [--skip-fp64]
+//                       [--contiguous] [--refinement auto|classical|gmres]
 #include <execinfo.h>
 #include <unistd.h>
 
@@ -23,8 +27,10 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "panoramix/communicator.hpp"
 #include "panoramix/kernel_ridge.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
 #include "panoramix/ops/tile_cholesky.hpp"
@@ -57,9 +63,12 @@ __global__ void points_kernel(int64_t n, int d, bool contiguous, float* X) {
   }
 }
 
-__global__ void kernel_matrix(int64_t n, int d, const float* X, double gamma, double* K) {
-  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < n * n; t += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t i = t / n, j = t % n;
+// This rank's columns of K in the tile-cyclic layout (n × width, column-major): local column lc is
+// global column ((lc / tile)·ranks + rank)·tile + lc mod tile; one rank: all of K.
+__global__ void kernel_matrix(int64_t n, int64_t width, int64_t tile, int rank, int ranks, int d, const float* X,
+                              double gamma, double* K) {
+  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < n * width; t += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t lc = t / n, j = t % n, i = ((lc / tile) * ranks + rank) * tile + lc % tile;
     float s = 0;  // the same operations for (i, j) and (j, i): K is exactly symmetric
     for (int k = 0; k < d; ++k) {
       const float e = X[i * d + k] - X[j * d + k];
@@ -122,7 +131,7 @@ int main(int argc, char** argv) {
   int64_t n = 65536, traits = 10, tile = 2048;
   int dims = 16, reps = 3;
   double alpha = 1, gamma = 0, tile_accuracy = 1e-4, accuracy = 1e-8;
-  bool skip_fp32 = false, contiguous = false;
+  bool skip_fp32 = false, skip_fp64 = false, contiguous = false;
   std::string refinement = "auto";
   for (int a = 1; a < argc; ++a) {
     const std::string k = argv[a];
@@ -137,6 +146,7 @@ int main(int argc, char** argv) {
     else if (k == "--accuracy") accuracy = std::stod(next());
     else if (k == "--reps") reps = std::stoi(next());
     else if (k == "--skip-fp32") skip_fp32 = true;
+    else if (k == "--skip-fp64") skip_fp64 = true;
     else if (k == "--contiguous") contiguous = true;
     else if (k == "--refinement") refinement = next();
     else {
@@ -147,28 +157,39 @@ int main(int argc, char** argv) {
   // Expected squared distance between clusters ≈ d·(2·(1/3 … )) — γ = 1/d gives kernel values
   // from near 1 (same cluster) to e^-(a few) (other clusters) when not given.
   if (gamma == 0) gamma = 1.0 / dims;
-  const executor gpu(backend::cuda, 16);
+  const communicator& world = communicator::world();
+  const int ranks = world.size(), rank = world.rank();
+  int devices = 0;
+  CHECK(cudaGetDeviceCount(&devices));
+  CHECK(cudaSetDevice(world.local_rank() % std::max(devices, 1)));  // the GPU the executor takes
+  executor gpu(backend::cuda, std::max(1, int(std::thread::hardware_concurrency()) / std::max(1, world.local_size())));
+  gpu.set_communicator(world);
+  if (ranks > 1) skip_fp64 = true;
+  const int64_t width = tile_cyclic_width(n, tile, rank, ranks);
   float* dX;
   double* dK;
   CHECK(cudaMalloc(&dX, sizeof(float) * n * dims));
-  CHECK(cudaMalloc(&dK, sizeof(double) * n * n));
+  CHECK(cudaMalloc(&dK, sizeof(double) * n * std::max<int64_t>(width, 1)));
   points_kernel<<<4096, 256>>>(n, dims, contiguous, dX);
-  kernel_matrix<<<65535, 256>>>(n, dims, dX, gamma, dK);
+  kernel_matrix<<<65535, 256>>>(n, width, tile, rank, ranks, dims, dX, gamma, dK);
   CHECK(cudaDeviceSynchronize());
   cudaFree(dX);
+  auto say = [&](const char* format, auto... args) {
+    if (rank == 0) std::printf(format, args...);
+  };
   std::vector<double> Y(n * traits);
   for (int64_t i = 0; i < n * traits; ++i) Y[i] = std::sin(0.001 * double(i)) + 0.1 * std::cos(double(i));
   cublasHandle_t blas;
   CHECK(cublasCreate(&blas));
-  const double a_norm = shifted_norm_inf(gpu, n, dK, n, alpha);  // ‖K + αI‖∞
-  std::printf("n %lld, traits %lld, tile %lld, gamma %.3g, alpha %.3g, tile accuracy %.1e, accuracy %.1e, clusters %s\n",
-              (long long)n, (long long)traits, (long long)tile, gamma, alpha, tile_accuracy, accuracy,
-              contiguous ? "contiguous" : "interleaved");
+  say("n %lld, traits %lld, tile %lld, gamma %.3g, alpha %.3g, tile accuracy %.1e, accuracy %.1e, clusters %s, "
+      "ranks %d (GPU memory of K per rank %.1f GB)\n",
+      (long long)n, (long long)traits, (long long)tile, gamma, alpha, tile_accuracy, accuracy,
+      contiguous ? "contiguous" : "interleaved", ranks, 8e-9 * double(n) * double(width));
 
-  // ---- fp64: cuSOLVER Dpotrf + Dpotrs on a copy of K + αI
+  // ---- fp64: cuSOLVER Dpotrf + Dpotrs on a copy of K + αI (one GPU)
   std::vector<double> t64;
   std::vector<double> W64(n * traits);
-  {
+  if (!skip_fp64) {
     cusolverDnHandle_t sol;
     CHECK(cusolverDnCreate(&sol));
     double *dA, *dB, *work;
@@ -196,8 +217,8 @@ int main(int argc, char** argv) {
   }
   auto report = [&](const char* name, double seconds, double be, const std::string& extra) {
     const double flops = double(n) * double(n) * double(n) / 3.0;
-    std::printf("%-9s %8.3f s  %7.1f TFLOP/s (n^3/3)  %5.2fx vs fp64  backward error %.2e  %s\n", name, seconds,
-                flops / seconds * 1e-12, median(t64) / seconds, be, extra.c_str());
+    say("%-9s %8.3f s  %7.1f TFLOP/s (n^3/3, all ranks)  %5.2fx vs fp64  backward error %.2e  %s\n", name, seconds,
+        flops / seconds * 1e-12, t64.empty() ? 0.0 : median(t64) / seconds, be, extra.c_str());
   };
   // ---- fp32 and adaptive through solve_kernel_ridge (K on the device, residuals on the device)
   for (const solve_precision p : {solve_precision::fp32, solve_precision::adaptive}) {
@@ -213,8 +234,9 @@ int main(int argc, char** argv) {
     std::vector<double> times;
     kernel_ridge_solution s;
     for (int r = -1; r < reps; ++r) {  // r = -1: warm-up (handles, workspaces), not timed
+      world.barrier();
       const auto t0 = std::chrono::steady_clock::now();
-      s = solve_kernel_ridge(gpu, n, dK, alpha, traits, Y.data(), o);
+      s = solve_kernel_ridge(gpu, over_ranks, n, dK, alpha, traits, Y.data(), o);
       if (r < 0) continue;
       times.push_back(seconds_since(t0));
     }
@@ -224,11 +246,13 @@ int main(int argc, char** argv) {
                   (long long)s.map.count(tile_precision::bf16), (long long)s.map.count(tile_precision::fp8),
                   s.fallback.empty() ? "" : ", FELL BACK: ", s.fallback.c_str());
     report(solve_precision_name(p), median(times), s.backward_error, extra);
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < n * traits; ++i) num += (s.W[i] - W64[i]) * (s.W[i] - W64[i]), den += W64[i] * W64[i];
-    std::printf("          ||W - W64||_F / ||W64||_F = %.2e\n", std::sqrt(num / den));
-    for (const auto& [name, sec] : s.stage_seconds) std::printf("          %-32s %8.3f s\n", name.c_str(), sec);
-    if (p == solve_precision::adaptive) {  // one refinement step's pieces, each alone (median of 5)
+    if (!t64.empty()) {
+      double num = 0, den = 0;
+      for (int64_t i = 0; i < n * traits; ++i) num += (s.W[i] - W64[i]) * (s.W[i] - W64[i]), den += W64[i] * W64[i];
+      say("          ||W - W64||_F / ||W64||_F = %.2e\n", std::sqrt(num / den));
+    }
+    for (const auto& [name, sec] : s.stage_seconds) say("          %-32s %8.3f s\n", name.c_str(), sec);
+    if (p == solve_precision::adaptive && ranks == 1) {  // one refinement step's pieces, each alone (median of 5)
       const tile_cholesky f(gpu, n, dK, n, alpha, s.map);
       std::vector<double> R(n * traits), X(n * traits);
       auto piece = [&](const char* what, const std::function<void()>& run) {
@@ -246,8 +270,9 @@ int main(int argc, char** argv) {
       piece("backward error on the host", [&] { (void)kernel_ridge_backward_error(gpu, n, dK, alpha, traits, s.W.data(), Y.data()); });
     }
   }
-  std::printf("fp64      %8.3f s  (cuSOLVER Dpotrf + Dpotrs, median of %d)  backward error %.2e\n", median(t64), reps,
-              backward_error(blas, n, dK, alpha, a_norm, traits, W64, Y));
+  if (!t64.empty())
+    std::printf("fp64      %8.3f s  (cuSOLVER Dpotrf + Dpotrs, median of %d)  backward error %.2e\n", median(t64), reps,
+                backward_error(blas, n, dK, alpha, shifted_norm_inf(gpu, n, dK, n, alpha), traits, W64, Y));
   cublasDestroy(blas);
   cudaFree(dK);
   return 0;

@@ -71,6 +71,15 @@ void check_kernel_ridge_options(const kernel_ridge_options& opt);
 kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const double* K, double alpha,
                                          int64_t traits, const double* Y, const kernel_ridge_options& opt);
 
+/// solve_kernel_ridge over the ranks of exec.comm(): K in tile_cholesky's tile-cyclic layout with
+/// tile opt.tile — this rank's columns (n × tile_cyclic_width, leading dimension n; host memory, or
+/// device memory on cuda); Y the same on every rank, and the solution the same on every rank.
+/// fp32/adaptive: the tile Cholesky over ranks (cuda; elsewhere solved in FP64, the reason in
+/// `fallback`); fp64 and every fallback: ScaLAPACK over the ranks' CPUs (distributed_cholesky.hpp)
+/// on host copies of the ranks' columns. One rank: the form above. Collective.
+kernel_ridge_solution solve_kernel_ridge(const executor& exec, over_ranks_t, int64_t n, const double* K, double alpha,
+                                         int64_t traits, const double* Y, const kernel_ridge_options& opt);
+
 /// The normwise backward error above for W (n × traits, column-major) as a solution of
 /// (K + αI) W = Y.
 double kernel_ridge_backward_error(const executor& exec, int64_t n, const double* K, double alpha, int64_t traits,

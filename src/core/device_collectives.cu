@@ -53,6 +53,8 @@ struct nccl_functions {
   decltype(&ncclGetUniqueId) get_unique_id = nullptr;
   decltype(&ncclCommInitRank) init_rank = nullptr;
   decltype(&ncclAllGather) all_gather = nullptr;
+  decltype(&ncclBroadcast) broadcast = nullptr;
+  decltype(&ncclReduce) reduce = nullptr;
   decltype(&ncclCommDestroy) destroy = nullptr;
   decltype(&ncclGetErrorString) error_string = nullptr;
   decltype(&ncclSend) send = nullptr;
@@ -75,6 +77,8 @@ const nccl_functions& nccl() {
     find(n.get_unique_id, "ncclGetUniqueId");
     find(n.init_rank, "ncclCommInitRank");
     find(n.all_gather, "ncclAllGather");
+    find(n.broadcast, "ncclBroadcast");
+    find(n.reduce, "ncclReduce");
     find(n.destroy, "ncclCommDestroy");
     find(n.error_string, "ncclGetErrorString");
     find(n.send, "ncclSend");
@@ -211,6 +215,49 @@ void sum_over_ranks(const executor& exec, double* P, int64_t rows, int64_t cols,
   host_sum_over_ranks(comm, p.data(), rows, cols, beta, w.data(), cols);
   PMX_CUDA_CHECK(cudaMemcpy2D(W, ld_w * sizeof(double), w.data(), cols * sizeof(double), cols * sizeof(double),
                               rows, cudaMemcpyHostToDevice));
+}
+
+void device_broadcast(const executor& exec, cuda_context& ctx, void* data, int64_t bytes, int root, void* stream) {
+  const communicator& comm = exec.comm();
+  if (comm.size() == 1 || bytes == 0) return;
+  auto s = static_cast<cudaStream_t>(stream);
+#if PMX_HAVE_NCCL
+  nccl_check(nccl().broadcast(data, data, static_cast<size_t>(bytes), ncclUint8, root, nccl_comm(exec, ctx), s),
+             "ncclBroadcast");
+#else
+  (void)ctx;
+  std::vector<char> h(static_cast<size_t>(bytes));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+  if (comm.rank() == root) PMX_CUDA_CHECK(cudaMemcpy(h.data(), data, h.size(), cudaMemcpyDeviceToHost));
+  comm.broadcast(h.data(), bytes, root);
+  if (comm.rank() != root) PMX_CUDA_CHECK(cudaMemcpy(data, h.data(), h.size(), cudaMemcpyHostToDevice));
+#endif
+}
+
+void device_sum_to_root(const executor& exec, cuda_context& ctx, const float* in, float* out, int64_t count, int root,
+                        void* stream) {
+  const communicator& comm = exec.comm();
+  auto s = static_cast<cudaStream_t>(stream);
+  if (count == 0) return;
+  if (comm.size() == 1) {
+    PMX_CUDA_CHECK(cudaMemcpyAsync(out, in, sizeof(float) * static_cast<size_t>(count), cudaMemcpyDeviceToDevice, s));
+    return;
+  }
+#if PMX_HAVE_NCCL
+  nccl_check(nccl().reduce(in, out, static_cast<size_t>(count), ncclFloat, ncclSum, root, nccl_comm(exec, ctx), s),
+             "ncclReduce");
+#else
+  (void)ctx;
+  std::vector<float> h(static_cast<size_t>(count));
+  PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+  PMX_CUDA_CHECK(cudaMemcpy(h.data(), in, h.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<double> d(h.begin(), h.end());
+  comm.sum(d.data(), count);
+  if (comm.rank() == root) {
+    for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<float>(d[i]);
+    PMX_CUDA_CHECK(cudaMemcpy(out, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+  }
+#endif
 }
 
 }  // namespace pmx::detail

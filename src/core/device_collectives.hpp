@@ -21,6 +21,18 @@ void sum_over_ranks(const executor& exec, double* P, int64_t rows, int64_t cols,
 void sum_to_owners(const executor& exec, double* data, const int64_t* first);
 void sum_to_owners(const executor& exec, int32_t* data, const int64_t* first);
 
+struct cuda_context;
+
+/// Inside an op that holds ctx (its cuda_scope) of a cuda executor, on `stream` (a cudaStream_t of
+/// ctx's device), through NCCL in the order every rank calls them; without NCCL in the build,
+/// through the host (the stream synchronised). `bytes` bytes of device memory from rank `root` to
+/// every rank of exec.comm().
+void device_broadcast(const executor& exec, cuda_context& ctx, void* data, int64_t bytes, int root, void* stream);
+/// The sum over the ranks of `count` floats of device memory `in` into `out` on rank `root` (out is
+/// written on root only).
+void device_sum_to_root(const executor& exec, cuda_context& ctx, const float* in, float* out, int64_t count, int root,
+                        void* stream);
+
 /// The same for host memory only (what sum_over_ranks does with host pointers).
 void host_sum_over_ranks(const communicator& comm, double* P, int64_t rows, int64_t cols, double beta,
                          double* W, int64_t ld_w);

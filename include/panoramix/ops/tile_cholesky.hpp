@@ -25,6 +25,14 @@
 // precision; FP8 E4M3 through cuBLASLt per tile. Solves: the FP32 factor by tiles (inverse of the
 // diagonal tile, then the panel's GEMM), reading the factor at memory speed where a left-side
 // cublasStrsm with a few right-hand sides runs at a tenth of it.
+//
+// Over the ranks of a run (the `over_ranks` forms; cuda, one GPU per rank): the tile-cyclic
+// layout — tile column j (and, A being symmetric, tile row j) on rank j mod P, so that every rank
+// keeps work to the last steps of the right-looking factorisation. Per step k the owner of column k
+// factorises the diagonal tile and solves the panel, NCCL broadcasts the FP32 panel, and every rank
+// makes the low-precision operands from it and updates its own columns (one GEMM per column and
+// precision block). Solves: forward by tiles with an NCCL sum of the ranks' partial products to the
+// owner of each block, backward with a broadcast of each solved block; residuals by rows, gathered.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -38,6 +46,18 @@ namespace pmx {
 
 /// Storage/arithmetic precisions of a tile, from the most to the least precise.
 enum class tile_precision : uint8_t { fp32, fp16, bf16, fp8 };
+
+/// Tag of the forms that work on a matrix spread over the ranks of the executor's communicator.
+struct over_ranks_t {
+  explicit over_ranks_t() = default;
+};
+inline constexpr over_ranks_t over_ranks{};
+
+/// Columns of an n × n matrix that rank `rank` of `ranks` holds in the tile-cyclic layout (tiles of
+/// `tile` columns, tile j on rank j mod ranks): the sum of its tiles' widths. Its part of the
+/// matrix is those columns in order, column-major (n rows, leading dimension >= n) — the same array
+/// as those rows, row-major, for a symmetric matrix.
+int64_t tile_cyclic_width(int64_t n, int64_t tile, int rank, int ranks);
 
 /// Unit roundoff u of a precision: 2^-24, 2^-11, 2^-8, 2^-4 (E4M3 has 3 mantissa bits).
 double unit_roundoff(tile_precision p);
@@ -66,6 +86,13 @@ tile_precision_map choose_tile_precisions(const executor& exec, const double* A,
                                           double shift, int64_t tile, double epsilon,
                                           tile_precision lowest = tile_precision::fp8);
 
+/// The same rule on a matrix in the tile-cyclic layout over the ranks of exec.comm(): A is this
+/// rank's columns (n × tile_cyclic_width, leading dimension lda). Collective; the same map on every
+/// rank.
+tile_precision_map choose_tile_precisions(const executor& exec, over_ranks_t, const double* A, int64_t lda, int64_t n,
+                                          double shift, int64_t tile, double epsilon,
+                                          tile_precision lowest = tile_precision::fp8);
+
 /// The factor L of A + shift·I (≈ L Lᵀ) at the precisions of a map, solves with it, and the FP64
 /// products with A + shift·I that iterative refinement needs.
 class tile_cholesky {
@@ -75,6 +102,12 @@ class tile_cholesky {
   /// must stay alive and unchanged while this object is used (residual() reads it). Throws
   /// numeric_error naming the row where a pivot is not positive (not positive definite as rounded).
   tile_cholesky(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
+                const tile_precision_map& map);
+  /// The same over the ranks of exec.comm(): A is this rank's columns in the tile-cyclic layout of
+  /// the map's tile (n × tile_cyclic_width, leading dimension lda), each rank keeps its columns of
+  /// L, and solve(), residual() and norm_inf() are collective, with the same inputs and results on
+  /// every rank. One rank: the form above. Several: cuda only (unsupported_error otherwise).
+  tile_cholesky(const executor& exec, over_ranks_t, int64_t n, const double* A, int64_t lda, double shift,
                 const tile_precision_map& map);
   ~tile_cholesky();
   tile_cholesky(const tile_cholesky&) = delete;

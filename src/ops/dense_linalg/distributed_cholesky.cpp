@@ -1,6 +1,6 @@
 // distributed_cholesky_solve: ScaLAPACK on a near-square BLACS grid made from the run's
-// communicator. The rows of A arrive as the columns of a 1 × P grid (A is symmetric: rows_of_rank's
-// blocks of ⌈n/P⌉ are ScaLAPACK's one-dimensional block layout), pdgemr2d deals them out
+// communicator. The rows of A arrive as the columns of a 1 × P grid (A is symmetric: blocks of rows
+// dealt cyclically are ScaLAPACK's one-dimensional block-cyclic layout), pdgemr2d deals them out
 // block-cyclically, pdpotrf/pdpotrs factorise and solve, and X is gathered on every rank by an
 // exact sum (each entry comes from one rank, the others adding zeros).
 #include "panoramix/ops/distributed_cholesky.hpp"
@@ -82,12 +82,12 @@ int64_t global_index(int64_t l, int64_t nb, int me, int p) { return (l / nb) * n
 #endif
 
 double distributed_cholesky_solve(const executor& exec, int64_t n, double* rows, int64_t nrhs, double* B,
-                                  int64_t block) {
+                                  int64_t block, int64_t row_block) {
   const communicator& comm = exec.comm();
-  PMX_EXPECTS(n >= 0 && nrhs >= 0 && block >= 0, "sizes >= 0");
+  PMX_EXPECTS(n >= 0 && nrhs >= 0 && block >= 0 && row_block >= 0, "sizes >= 0");
   if (!comm.distributed()) return cholesky_solve(exec, n, rows, n, nrhs, B, n);
 #if !PMX_HAVE_SCALAPACK
-  (void)rows, (void)B, (void)block;
+  (void)rows, (void)B, (void)block, (void)row_block;
   throw unsupported_error("a Cholesky solve over " + std::to_string(comm.size()) +
                           " ranks needs ScaLAPACK (Debian: libscalapack-openmpi-dev), absent from this build");
 #else
@@ -101,9 +101,9 @@ double distributed_cholesky_solve(const executor& exec, int64_t n, double* rows,
   const int nb = as_int(block > 0 ? block : std::clamp<int64_t>(n / (4 * std::max(pr, pc)), 8, 256), "block");
   const int one = 1, zero = 0;
 
-  // Source: this rank's rows as columns of a 1 × P grid, blocks of ⌈n/P⌉.
+  // Source: this rank's rows as columns of a 1 × P grid, blocks of row_block (or ⌈n/P⌉) dealt cyclically.
   blacs_grid line(comm, 1, P);
-  const int src_nb = as_int(std::max<int64_t>(1, (n + P - 1) / P), "block");
+  const int src_nb = as_int(row_block > 0 ? row_block : std::max<int64_t>(1, (n + P - 1) / P), "block");
   PMX_EXPECTS(line.my_col == me, "BLACS numbers the grid as the communicator's ranks");
   const std::vector<int> src = descriptor(N, N, std::max(N, 1), src_nb, line.context, std::max(N, 1));
 

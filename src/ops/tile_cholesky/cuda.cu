@@ -33,6 +33,7 @@
 
 #include "core/cuda_context.hpp"
 #include "core/cusolver_support.hpp"
+#include "core/device_collectives.hpp"
 #include "ops/tile_cholesky/kernels.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
@@ -44,16 +45,41 @@ constexpr int threads_per_block = 256;
 
 int blocks_for(int64_t items) { return static_cast<int>(std::min<int64_t>((items + 255) / 256, 65535 * 8)); }
 
-// L (np × np, lower) = A + shift·I on [0, n)², identity beyond; upper triangle untouched.
-__global__ void load_kernel(const double* A, int64_t lda, int64_t n, double shift, float* L, int64_t np) {
-  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < np * np; t += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t c = t / np, r = t % np;
+// The global column of local column lc in the tile-cyclic layout (tiles of T columns, tile j on
+// rank j mod ranks); lc itself on one rank.
+__host__ __device__ inline int64_t global_column(int64_t lc, int64_t T, int rank, int ranks) {
+  return ((lc / T) * ranks + rank) * T + lc % T;
+}
+
+// This rank's columns of L (np × wp, lower part) = A + shift·I on [0, n)², identity beyond; the
+// upper part untouched. A: the rank's columns (column-major, lda).
+__global__ void load_kernel(const double* A, int64_t lda, int64_t n, double shift, float* L, int64_t np, int64_t wp,
+                            int64_t T, int rank, int ranks) {
+  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < np * wp; t += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t lc = t / np, r = t % np, c = global_column(lc, T, rank, ranks);
     if (r < c) continue;
     float v;
-    if (r < n && c < n) v = static_cast<float>(A[c * lda + r] + (r == c ? shift : 0.0));
+    if (r < n && c < n) v = static_cast<float>(A[lc * lda + r] + (r == c ? shift : 0.0));
     else v = r == c ? 1.0f : 0.0f;
-    L[c * np + r] = v;
+    L[lc * np + r] = v;
   }
+}
+
+// out[lc] = Σ_r |A_r,lc + shift·[r = global column]| for this rank's `width` columns (one block
+// each): the row sums of a symmetric A + shift·I at this rank's rows.
+__global__ void column_abs_sums_kernel(const double* A, int64_t lda, int64_t n, int64_t T, int rank, int ranks,
+                                       double shift, double* out) {
+  const int64_t lc = blockIdx.x, c = global_column(lc, T, rank, ranks);
+  double s = 0;
+  for (int64_t r = threadIdx.x; r < n; r += blockDim.x) s += fabs(A[lc * lda + r] + (r == c ? shift : 0.0));
+  __shared__ double sh[256];
+  sh[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[lc] = sh[0];
 }
 
 // Work on a column of tiles: blockIdx.x = tile (rows [b·T, (b+1)·T) of P), blockIdx.y = a slice of
@@ -159,12 +185,13 @@ __global__ void split_kernel(const float* P, int64_t ldp, int64_t rows, int64_t 
   }
 }
 
-// Squared Frobenius norms of lower tiles (block per tile (i, j), j <= i), as tile_norms2_host.
-__global__ void tile_norms2_kernel(const double* A, int64_t lda, int64_t n, int64_t T, int64_t nt, double shift,
-                                   double* out) {
-  const int64_t i = blockIdx.x / nt, j = blockIdx.x % nt;
+// Squared Frobenius norms of lower tiles (block per tile (i, j), j <= i, of this rank's `local`
+// tile columns), as tile_norms2_host.
+__global__ void tile_norms2_kernel(const double* A, int64_t lda, int64_t n, int64_t T, int64_t nt, int64_t local,
+                                   int rank, int ranks, double shift, double* out) {
+  const int64_t i = blockIdx.x / local, jl = blockIdx.x % local, j = jl * ranks + rank;
   if (j > i) return;
-  const int64_t r0 = i * T, c0 = j * T, rows = min(T, n - r0), cols = min(T, n - c0);
+  const int64_t r0 = i * T, c0 = jl * T, rows = min(T, n - r0), cols = min(T, n - j * T);
   double s = 0;
   for (int64_t e = threadIdx.x; e < rows * cols; e += blockDim.x) {
     const int64_t c = e / rows, r = e % rows;
@@ -179,7 +206,7 @@ __global__ void tile_norms2_kernel(const double* A, int64_t lda, int64_t n, int6
     if (threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
     __syncthreads();
   }
-  if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+  if (threadIdx.x == 0) out[i * nt + j] = sh[0];
 }
 
 void lt_check(cublasStatus_t s, const char* expr) {
@@ -318,27 +345,33 @@ struct look_ahead {
 class device_factor final : public tile_cholesky::factor {
  public:
   device_factor(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
-                const tile_precision_map& map)
+                const tile_precision_map& map, bool over_ranks)
       : exec_(exec), n_(n), lda_(lda), shift_(shift), map_(map) {
     T_ = map.tile;
     nt_ = map.tiles;
     np_ = nt_ * T_;
+    if (over_ranks) rank_ = exec.comm().rank(), ranks_ = exec.comm().size();
+    local_tiles_ = nt_ > rank_ ? (nt_ - rank_ + ranks_ - 1) / ranks_ : 0;
+    width_ = tile_cyclic_width(n, T_, rank_, ranks_);
     if (T_ % 16 != 0) throw unsupported_error("on cuda, --tile must be a multiple of 16 (got " + std::to_string(T_) + ")");
     detail::cuda_scope scope(exec);
     cudaStream_t s = scope.ctx.stream;
-    const bool host_a = !detail::is_device_pointer(A);
-    // L and the diagonal inverses (FP32), the two split panels (3T wide, FP16), the BF16 and FP8 panels.
+    const bool host_a = width_ > 0 && !detail::is_device_pointer(A);
+    const size_t wp = size_t(std::max<int64_t>(local_tiles_, 1) * T_);  // this rank's columns of L, padded
+    // L's columns and their diagonal inverses (FP32), the two split panels (3T wide, FP16), the
+    // BF16 and FP8 panels, and over ranks the FP32 panel broadcast.
     detail::check_device_fits(exec, scope.ctx,
-                              sizeof(float) * (size_t(np_ * np_) + size_t(np_) * T_) + size_t(np_) * T_ * (12 + 2 + 1) +
-                                  (host_a ? sizeof(double) * size_t(lda * n) : 0) + (size_t{64} << 20),
+                              sizeof(float) * (size_t(np_) * wp + wp * T_) + size_t(np_) * T_ * (12 + 2 + 1) +
+                                  (ranks_ > 1 ? sizeof(float) * size_t(np_) * T_ : 0) +
+                                  (host_a ? sizeof(double) * size_t(lda * width_) : 0) + (size_t{64} << 20),
                               "mixed-precision Cholesky");
     try {
       const auto t0 = std::chrono::steady_clock::now();
-      L_ = device_alloc<float>(owned_, size_t(np_ * np_));
-      inverse_ = device_alloc<float>(owned_, size_t(np_ * T_));
+      L_ = device_alloc<float>(owned_, size_t(np_) * wp);
+      inverse_ = device_alloc<float>(owned_, wp * T_);
       if (host_a) {
-        double* copy = device_alloc<double>(owned_, size_t(lda * n));
-        PMX_CUDA_CHECK(cudaMemcpyAsync(copy, A, sizeof(double) * size_t(lda * n), cudaMemcpyHostToDevice, s));
+        double* copy = device_alloc<double>(owned_, size_t(lda * width_));
+        PMX_CUDA_CHECK(cudaMemcpyAsync(copy, A, sizeof(double) * size_t(lda * width_), cudaMemcpyHostToDevice, s));
         A_ = copy;
       } else {
         A_ = A;
@@ -356,6 +389,7 @@ class device_factor final : public tile_cholesky::factor {
   // Forward then backward substitution by tiles: per diagonal tile a small GEMM with its inverse,
   // per panel one GEMM with m columns (the factor read once each way, at memory speed).
   void solve(double* B, int64_t ldb, int64_t m) const override {
+    if (ranks_ > 1) return solve_over_ranks(B, ldb, m);
     detail::cuda_scope scope(exec_);
     cudaStream_t s = scope.ctx.stream;
     double* dB = typed_buffer<double>(solve_b_, size_t(n_ * m));
@@ -370,8 +404,7 @@ class device_factor final : public tile_cholesky::factor {
     const float one = 1.0f, zero = 0.0f, minus_one = -1.0f;
     const int t = int(T_), mi = int(m), ld = int(np_);
     auto diagonal = [&](int64_t k, cublasOperation_t op) {  // X_k ← L_kk⁻¹ X_k or L_kk⁻ᵀ X_k
-      PMX_CUBLAS_CHECK(cublasSgemm(h, op, CUBLAS_OP_N, t, mi, t, &one, inverse_ + k * T_ * T_, t, X + k * T_, ld, &zero,
-                                   tmp, t));
+      PMX_CUBLAS_CHECK(cublasSgemm(h, op, CUBLAS_OP_N, t, mi, t, &one, inverse_ptr(k), t, X + k * T_, ld, &zero, tmp, t));
       PMX_CUDA_CHECK(cudaMemcpy2DAsync(X + k * T_, sizeof(float) * np_, tmp, sizeof(float) * T_, sizeof(float) * T_,
                                        size_t(m), cudaMemcpyDeviceToDevice, s));
     };
@@ -396,6 +429,7 @@ class device_factor final : public tile_cholesky::factor {
   }
 
   void residual(const double* W, const double* Y, double* R, int64_t m) const override {
+    if (ranks_ > 1) return residual_over_ranks(W, Y, R, m);
     detail::cuda_scope scope(exec_);
     cudaStream_t s = scope.ctx.stream;
     double* dW = typed_buffer<double>(residual_w_, size_t(n_ * m));
@@ -412,13 +446,112 @@ class device_factor final : public tile_cholesky::factor {
     PMX_CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
-  double norm_inf() const override {  // the dense op's, once (A does not change)
-    if (norm_inf_ < 0) norm_inf_ = shifted_norm_inf(exec_, n_, A_, lda_, shift_);
-    return norm_inf_;
+  double norm_inf() const override {  // the dense op's (over ranks: this rank's rows, then the maximum), once
+    if (norm_inf_ >= 0) return norm_inf_;
+    if (ranks_ == 1) return norm_inf_ = shifted_norm_inf(exec_, n_, A_, lda_, shift_);
+    double worst = 0;
+    if (width_ > 0) {
+      detail::cuda_scope scope(exec_);
+      cudaStream_t s = scope.ctx.stream;
+      double* sums = typed_buffer<double>(residual_r_, size_t(width_));
+      column_abs_sums_kernel<<<unsigned(width_), 256, 0, s>>>(A_, lda_, n_, T_, rank_, ranks_, shift_, sums);
+      PMX_CUDA_CHECK_LAUNCH();
+      std::vector<double> h(static_cast<size_t>(width_));
+      PMX_CUDA_CHECK(cudaMemcpyAsync(h.data(), sums, sizeof(double) * h.size(), cudaMemcpyDeviceToHost, s));
+      PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+      worst = *std::max_element(h.begin(), h.end());
+    }
+    exec_.comm().max(&worst, 1);
+    return norm_inf_ = worst;
   }
 
  private:
-  float* tile_ptr(int64_t i, int64_t j) const { return L_ + (j * T_) * np_ + i * T_; }
+  bool mine(int64_t j) const { return j % ranks_ == rank_; }
+  // Tile (i, j) of L, j one of this rank's tile columns (stored in order, leading dimension np).
+  float* tile_ptr(int64_t i, int64_t j) const { return L_ + (j / ranks_) * T_ * np_ + i * T_; }
+  float* inverse_ptr(int64_t k) const { return inverse_ + (k / ranks_) * T_ * T_; }
+
+  // Over ranks: forward substitution by tiles, each block's Σ_j L_kj y_j summed over the ranks
+  // (each adds its own columns' products as their y_j are solved) to the owner of block k, which
+  // solves y_k and adds its column's products below; backward, the owner of block k solves x_k from
+  // its column and the blocks already solved, and broadcasts it. Every rank ends with all of x.
+  void solve_over_ranks(double* B, int64_t ldb, int64_t m) const {
+    detail::cuda_scope scope(exec_);
+    cudaStream_t s = scope.ctx.stream;
+    double* dB = typed_buffer<double>(solve_b_, size_t(n_ * m));
+    float* X = typed_buffer<float>(solve_x_, size_t(3 * np_ * m + 3 * T_ * m));
+    float *acc = X + np_ * m, *xs = acc + np_ * m, *blk = xs + np_ * m, *red = blk + T_ * m, *tmp = red + T_ * m;
+    PMX_CUDA_CHECK(cudaMemcpy2DAsync(dB, sizeof(double) * n_, B, sizeof(double) * ldb, sizeof(double) * n_, size_t(m),
+                                     cudaMemcpyHostToDevice, s));
+    to_float_kernel<<<blocks_for(np_ * m), threads_per_block, 0, s>>>(dB, n_, n_, np_, m, X);
+    PMX_CUDA_CHECK_LAUNCH();
+    PMX_CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(float) * size_t(2 * np_ * m), s));  // acc and xs
+    cublasHandle_t h = scope.ctx.blas;
+    PMX_CUBLAS_CHECK(cublasSetStream(h, s));
+    const float one = 1.0f, zero = 0.0f, minus_one = -1.0f;
+    const int t = int(T_), mi = int(m), ld = int(np_);
+    const size_t row_bytes = sizeof(float) * size_t(T_), ld_bytes = sizeof(float) * size_t(np_);
+    for (int64_t k = 0; k < nt_; ++k) {  // L y = b
+      const int owner = int(k % ranks_);
+      PMX_CUDA_CHECK(cudaMemcpy2DAsync(blk, row_bytes, acc + k * T_, ld_bytes, row_bytes, size_t(m),
+                                       cudaMemcpyDeviceToDevice, s));
+      detail::device_sum_to_root(exec_, scope.ctx, blk, red, T_ * m, owner, s);
+      if (!mine(k)) continue;
+      PMX_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, &one, X + k * T_, ld, &minus_one, red, t, tmp, t));
+      PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, t, &one, inverse_ptr(k), t, tmp, t, &zero,
+                                   X + k * T_, ld));
+      const int64_t below = np_ - (k + 1) * T_;
+      if (below > 0)
+        PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(below), mi, t, &one, tile_ptr(k + 1, k), ld,
+                                     X + k * T_, ld, &one, acc + (k + 1) * T_, ld));
+    }
+    for (int64_t k = nt_ - 1; k >= 0; --k) {  // Lᵀ x = y
+      if (mine(k)) {
+        PMX_CUDA_CHECK(cudaMemcpy2DAsync(tmp, row_bytes, X + k * T_, ld_bytes, row_bytes, size_t(m),
+                                         cudaMemcpyDeviceToDevice, s));
+        const int64_t below = np_ - (k + 1) * T_;
+        if (below > 0)
+          PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, t, mi, int(below), &minus_one, tile_ptr(k + 1, k), ld,
+                                       xs + (k + 1) * T_, ld, &one, tmp, t));
+        PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, t, mi, t, &one, inverse_ptr(k), t, tmp, t, &zero, blk, t));
+      }
+      detail::device_broadcast(exec_, scope.ctx, blk, int64_t(row_bytes) * m, int(k % ranks_), s);
+      PMX_CUDA_CHECK(cudaMemcpy2DAsync(xs + k * T_, ld_bytes, blk, row_bytes, row_bytes, size_t(m),
+                                       cudaMemcpyDeviceToDevice, s));
+    }
+    to_double_kernel<<<blocks_for(n_ * m), threads_per_block, 0, s>>>(xs, n_, np_, m, dB, n_);
+    PMX_CUDA_CHECK_LAUNCH();
+    PMX_CUDA_CHECK(cudaMemcpy2DAsync(B, sizeof(double) * ldb, dB, sizeof(double) * n_, sizeof(double) * n_, size_t(m),
+                                     cudaMemcpyDeviceToHost, s));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+
+  // Over ranks: this rank's rows of R = Y − (A + shift·I) W (its columns of the symmetric A,
+  // transposed, times W), then every rank's rows summed (each entry from one rank: exact).
+  void residual_over_ranks(const double* W, const double* Y, double* R, int64_t m) const {
+    std::fill_n(R, n_ * m, 0.0);
+    if (width_ > 0) {
+      detail::cuda_scope scope(exec_);
+      cudaStream_t s = scope.ctx.stream;
+      double* dW = typed_buffer<double>(residual_w_, size_t(n_ * m));
+      double* dP = typed_buffer<double>(residual_r_, size_t(width_ * m));
+      PMX_CUDA_CHECK(cudaMemcpyAsync(dW, W, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
+      const double one = 1.0, zero = 0.0;
+      cublasHandle_t h = scope.ctx.blas;
+      PMX_CUBLAS_CHECK(cublasSetStream(h, s));
+      PMX_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, int(width_), int(m), int(n_), &one, A_, int(lda_), dW,
+                                   int(n_), &zero, dP, int(width_)));
+      std::vector<double> P(static_cast<size_t>(width_ * m));
+      PMX_CUDA_CHECK(cudaMemcpyAsync(P.data(), dP, sizeof(double) * P.size(), cudaMemcpyDeviceToHost, s));
+      PMX_CUDA_CHECK(cudaStreamSynchronize(s));
+      for (int64_t c = 0; c < m; ++c)
+        for (int64_t lc = 0; lc < width_; ++lc) {
+          const int64_t g = c * n_ + global_column(lc, T_, rank_, ranks_);
+          R[g] = Y[g] - P[c * width_ + lc] - shift_ * W[g];
+        }
+    }
+    exec_.comm().sum(R, n_ * m);
+  }
 
   // Per-tile amax of a column of `count` tiles starting at P (ld np unless given), on the host
   // (the host waits for stream st).
@@ -481,8 +614,11 @@ class device_factor final : public tile_cholesky::factor {
     };
     cublasHandle_t h = c.blas;
     PMX_CUBLAS_CHECK(cublasSetStream(h, s));
-    load_kernel<<<blocks_for(np_ * np_), threads_per_block, 0, s>>>(A_, lda_, n_, shift_, L_, np_);
-    PMX_CUDA_CHECK_LAUNCH();
+    const int64_t wp = local_tiles_ * T_;
+    if (wp > 0) {
+      load_kernel<<<blocks_for(np_ * wp), threads_per_block, 0, s>>>(A_, lda_, n_, shift_, L_, np_, wp, T_, rank_, ranks_);
+      PMX_CUDA_CHECK_LAUNCH();
+    }
     float* d_amax = device_alloc<float>(owned_, size_t(nt_));
     int* d_shift = device_alloc<int>(owned_, size_t(nt_));
     std::vector<int> shift;
@@ -490,6 +626,7 @@ class device_factor final : public tile_cholesky::factor {
     // amax pass, the host's scale rule, one rounding pass.
     uint8_t* d_prec = device_alloc<uint8_t>(owned_, size_t(nt_));
     for (int64_t j = 0; j + 1 < nt_; ++j) {
+      if (!mine(j)) continue;
       const int64_t count = nt_ - j - 1;
       std::vector<tile_precision> prec(static_cast<size_t>(count));
       std::vector<uint8_t> code(static_cast<size_t>(count));
@@ -527,6 +664,8 @@ class device_factor final : public tile_cholesky::factor {
       PMX_CUDA_CHECK(cudaEventCreateWithFlags(&sp.ready, cudaEventDisableTiming));
       la.events.push_back(sp.ready);
     }
+    // Over ranks, the FP32 panel as broadcast: every rank makes its operands from it.
+    float* broadcast_panel = ranks_ > 1 ? device_alloc<float>(owned_, panel) : nullptr;
     cudaEvent_t column_done;
     PMX_CUDA_CHECK(cudaEventCreateWithFlags(&column_done, cudaEventDisableTiming));
     la.events.push_back(column_done);
@@ -544,40 +683,57 @@ class device_factor final : public tile_cholesky::factor {
     double look_ahead_seconds = 0;  // host time spent making panels (GPU work overlapped with updates)
 
     // Diagonal tile k factorised and inverted, its panel solved, split and converted into sp (on s2).
+    // Over ranks, the owner of column k does the factor, inverse and panel solve; the panel then
+    // goes to every rank, which makes the operands.
     auto diagonal_and_panel = [&](int64_t k, step_panel& sp) {
       const auto t0 = std::chrono::steady_clock::now();
-      PMX_CUSOLVER_CHECK(cusolverDnXpotrf(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, T_, CUDA_R_32F,
-                                          tile_ptr(k, k), np_, CUDA_R_32F, d_work, dev_bytes, h_work.data(), host_bytes,
-                                          d_info + k));
-      float* inv = inverse_ + k * T_ * T_;  // L_kk⁻¹ (T × T, ld T; zero above the diagonal)
-      identity_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s2>>>(inv, T_);
-      PMX_CUDA_CHECK_LAUNCH();
-      PMX_CUBLAS_CHECK(cublasStrsm(la.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
-                                   int(T_), int(T_), &one, tile_ptr(k, k), int(np_), inv, int(T_)));
       const int64_t below = np_ - (k + 1) * T_, count = nt_ - k - 1;
-      if (below > 0) {
-        // Panel: L_ik = A_ik L_kk⁻ᵀ, split-FP32 (the panel's split in a, the inverse's in b).
-        float* P = tile_ptr(k + 1, k);
-        const int s_panel = split_shift(s2, P, count, d_amax), s_inv = split_shift(s2, inv, 1, d_amax, T_);
-        split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s2>>>(P, np_, below, T_, s_panel, sp.split_a, nullptr);
-        split_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s2>>>(inv, T_, T_, T_, s_inv, nullptr, sp.split_b);
+      if (mine(k)) {
+        PMX_CUSOLVER_CHECK(cusolverDnXpotrf(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, T_, CUDA_R_32F,
+                                            tile_ptr(k, k), np_, CUDA_R_32F, d_work, dev_bytes, h_work.data(),
+                                            host_bytes, d_info + k));
+        float* inv = inverse_ptr(k);  // L_kk⁻¹ (T × T, ld T; zero above the diagonal)
+        identity_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s2>>>(inv, T_);
         PMX_CUDA_CHECK_LAUNCH();
-        split_gemm(la.blas, below, T_, T_, std::ldexp(1.0f, -(s_panel + s_inv)), 0.0f, sp.split_a, below, sp.split_b,
-                   T_, P, np_);
+        PMX_CUBLAS_CHECK(cublasStrsm(la.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                     CUBLAS_DIAG_NON_UNIT, int(T_), int(T_), &one, tile_ptr(k, k), int(np_), inv,
+                                     int(T_)));
+        if (below > 0) {
+          // Panel: L_ik = A_ik L_kk⁻ᵀ, split-FP32 (the panel's split in a, the inverse's in b).
+          float* P = tile_ptr(k + 1, k);
+          const int s_panel = split_shift(s2, P, count, d_amax), s_inv = split_shift(s2, inv, 1, d_amax, T_);
+          split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s2>>>(P, np_, below, T_, s_panel, sp.split_a,
+                                                                             nullptr);
+          split_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s2>>>(inv, T_, T_, T_, s_inv, nullptr, sp.split_b);
+          PMX_CUDA_CHECK_LAUNCH();
+          split_gemm(la.blas, below, T_, T_, std::ldexp(1.0f, -(s_panel + s_inv)), 0.0f, sp.split_a, below,
+                     sp.split_b, T_, P, np_);
+        }
+      }
+      if (below > 0) {
+        const float* P = mine(k) ? tile_ptr(k + 1, k) : nullptr;
+        int64_t ldp = np_;
+        if (ranks_ > 1) {
+          if (mine(k))
+            PMX_CUDA_CHECK(cudaMemcpy2DAsync(broadcast_panel, sizeof(float) * size_t(below), P, sizeof(float) * size_t(np_),
+                                             sizeof(float) * size_t(below), size_t(T_), cudaMemcpyDeviceToDevice, s2));
+          detail::device_broadcast(exec_, c, broadcast_panel, int64_t(sizeof(float)) * below * T_, int(k % ranks_), s2);
+          P = broadcast_panel, ldp = below;
+        }
         // Operands from one amax pass. The FP16 ones are the split's hi part (its first T
         // columns): the same panel scale and rounding as a conversion of their own.
-        const std::vector<float> amax = tile_amax(s2, P, count, d_amax);
+        const std::vector<float> amax = tile_amax(s2, P, count, d_amax, ldp);
         const float panel_max = *std::max_element(amax.begin(), amax.end());
         sp.s_split = pmx::detail::precision_scale_shift(panel_max, tile_precision::fp16);
-        split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s2>>>(P, np_, below, T_, sp.s_split, sp.split_a,
+        split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s2>>>(P, ldp, below, T_, sp.s_split, sp.split_a,
                                                                            sp.split_b);
         PMX_CUDA_CHECK_LAUNCH();
         if (used[2]) {
           sp.s_bf16 = pmx::detail::precision_scale_shift(panel_max, tile_precision::bf16);
           shift.assign(static_cast<size_t>(count), sp.s_bf16);
           PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, s2));
-          convert_kernel<__nv_bfloat16><<<dim3(unsigned(count), slices), threads_per_block, 0, s2>>>(P, np_, T_, d_shift,
-                                                                                                     sp.bf16, below, false);
+          convert_kernel<__nv_bfloat16><<<dim3(unsigned(count), slices), threads_per_block, 0, s2>>>(
+              P, ldp, T_, d_shift, sp.bf16, below, false);
           PMX_CUDA_CHECK_LAUNCH();
         }
         if (used[3]) {
@@ -585,8 +741,8 @@ class device_factor final : public tile_cholesky::factor {
           for (int64_t t = 0; t < count; ++t)
             sp.s_fp8[t] = pmx::detail::precision_scale_shift(amax[t], tile_precision::fp8);
           PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, sp.s_fp8.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, s2));
-          convert_kernel<__nv_fp8_e4m3><<<dim3(unsigned(count), slices), threads_per_block, 0, s2>>>(P, np_, T_, d_shift,
-                                                                                                     sp.fp8, below, true);
+          convert_kernel<__nv_fp8_e4m3><<<dim3(unsigned(count), slices), threads_per_block, 0, s2>>>(
+              P, ldp, T_, d_shift, sp.fp8, below, true);
           PMX_CUDA_CHECK_LAUNCH();
         }
         PMX_CUDA_CHECK(cudaStreamSynchronize(s2));  // the host's shift vectors are reused
@@ -594,37 +750,47 @@ class device_factor final : public tile_cholesky::factor {
       PMX_CUDA_CHECK(cudaEventRecord(sp.ready, s2));
       look_ahead_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
-    // Step k's updates of the blocks' columns [c0, c1) (on s).
-    auto updates = [&](int64_t k, const step_panel& sp, int64_t c0, int64_t c1) {
+    // Step k's updates of the tiles of block r in columns [j0, j1) (on s).
+    auto update = [&](int64_t k, const step_panel& sp, const tile_block& r, int64_t j0, int64_t j1) {
       const int64_t below = np_ - (k + 1) * T_;
+      const int64_t bi = r.i0 - k - 1, bj = j0 - k - 1, rows = (r.i1 - r.i0) * T_, cols = (j1 - j0) * T_;
+      float* C = tile_ptr(r.i0, j0);
+      switch (r.q) {
+        case tile_precision::fp32:
+          split_gemm(h, rows, cols, T_, -std::ldexp(1.0f, -2 * sp.s_split), 1.0f, sp.split_a + bi * T_, below,
+                     sp.split_b + bj * T_, below, C, np_);
+          break;
+        case tile_precision::fp16:
+        case tile_precision::bf16: {
+          const bool half = r.q == tile_precision::fp16;
+          const float alpha = -std::ldexp(1.0f, -2 * (half ? sp.s_split : sp.s_bf16));  // one scale per panel
+          const char* base = half ? reinterpret_cast<const char*>(sp.split_a) : reinterpret_cast<const char*>(sp.bf16);
+          const size_t elem = 2;
+          PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(cols), int(T_), &alpha,
+                                        base + elem * size_t(bi * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
+                                        base + elem * size_t(bj * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
+                                        &one, C, CUDA_R_32F, int(np_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+          break;
+        }
+        case tile_precision::fp8: {  // blocks of one tile (a scale per tile)
+          const float alpha = -std::ldexp(1.0f, -(sp.s_fp8[bi] + sp.s_fp8[bj]));
+          gemm8->run(alpha, sp.fp8 + size_t(bi * T_) * T_, sp.fp8 + size_t(bj * T_) * T_, C);
+          break;
+        }
+      }
+    };
+    // Step k's updates of this rank's columns in [c0, c1): a GEMM per block of tiles of one
+    // precision; over ranks, per block and column (the rank's columns are not adjacent there).
+    auto updates = [&](int64_t k, const step_panel& sp, int64_t c0, int64_t c1) {
       for (const tile_block& r : blocks) {
         const int64_t j0 = std::max(r.j0, c0), j1 = std::min(r.j1, c1);
         if (j0 >= j1) continue;
-        const int64_t bi = r.i0 - k - 1, bj = j0 - k - 1, rows = (r.i1 - r.i0) * T_, cols = (j1 - j0) * T_;
-        float* C = tile_ptr(r.i0, j0);
-        switch (r.q) {
-          case tile_precision::fp32:
-            split_gemm(h, rows, cols, T_, -std::ldexp(1.0f, -2 * sp.s_split), 1.0f, sp.split_a + bi * T_, below,
-                       sp.split_b + bj * T_, below, C, np_);
-            break;
-          case tile_precision::fp16:
-          case tile_precision::bf16: {
-            const bool half = r.q == tile_precision::fp16;
-            const float alpha = -std::ldexp(1.0f, -2 * (half ? sp.s_split : sp.s_bf16));  // one scale per panel
-            const char* base = half ? reinterpret_cast<const char*>(sp.split_a) : reinterpret_cast<const char*>(sp.bf16);
-            const size_t elem = 2;
-            PMX_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, int(rows), int(cols), int(T_), &alpha,
-                                          base + elem * size_t(bi * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
-                                          base + elem * size_t(bj * T_), half ? CUDA_R_16F : CUDA_R_16BF, int(below),
-                                          &one, C, CUDA_R_32F, int(np_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-            break;
-          }
-          case tile_precision::fp8: {  // blocks of one tile (a scale per tile)
-            const float alpha = -std::ldexp(1.0f, -(sp.s_fp8[bi] + sp.s_fp8[bj]));
-            gemm8->run(alpha, sp.fp8 + size_t(bi * T_) * T_, sp.fp8 + size_t(bj * T_) * T_, C);
-            break;
-          }
+        if (ranks_ == 1) {
+          update(k, sp, r, j0, j1);
+          continue;
         }
+        for (int64_t j = j0; j < j1; ++j)
+          if (mine(j)) update(k, sp, r, j, j + 1);
       }
     };
     // Right-looking with a look-ahead of one step: step k's updates of column k + 1 first; then,
@@ -643,10 +809,12 @@ class device_factor final : public tile_cholesky::factor {
     }
     PMX_CUDA_CHECK(cudaStreamSynchronize(s2));
     PMX_CUDA_CHECK(cudaStreamSynchronize(s));
-    std::vector<int> info(static_cast<size_t>(nt_));
-    PMX_CUDA_CHECK(cudaMemcpy(info.data(), d_info, sizeof(int) * size_t(nt_), cudaMemcpyDeviceToHost));
+    std::vector<int> d(static_cast<size_t>(nt_));
+    PMX_CUDA_CHECK(cudaMemcpy(d.data(), d_info, sizeof(int) * size_t(nt_), cudaMemcpyDeviceToHost));
+    std::vector<int64_t> info(d.begin(), d.end());  // over ranks, each tile's from its owner (the others 0)
+    if (ranks_ > 1) exec_.comm().sum(info.data(), nt_);
     for (int64_t k = 0; k < nt_; ++k) {  // the first tile that failed (those after it saw NaN)
-      if (info[k] > 0) detail::throw_not_positive_definite(k * T_ + info[k] - 1, T_, n_);
+      if (info[k] > 0) pmx::detail::throw_not_positive_definite(k * T_ + info[k] - 1, T_, n_);
       if (info[k] < 0) throw logic_error("cusolverDnXpotrf: argument " + std::to_string(-info[k]) + " invalid");
     }
     stage("tile steps");
@@ -669,6 +837,8 @@ class device_factor final : public tile_cholesky::factor {
   double shift_;
   tile_precision_map map_;
   int64_t T_ = 0, nt_ = 0, np_ = 0;
+  int rank_ = 0, ranks_ = 1;                 // over ranks: tile column j lies on rank j mod ranks
+  int64_t local_tiles_ = 0, width_ = 0;      // this rank's tile columns, and its columns of A
   float* L_ = nullptr;
   float* inverse_ = nullptr;  // nt inverses of the diagonal tiles, T × T each
   const double* A_ = nullptr;
@@ -680,20 +850,25 @@ class device_factor final : public tile_cholesky::factor {
 }  // namespace
 
 std::unique_ptr<tile_cholesky::factor> tile_cholesky_factor(const executor& exec, int64_t n, const double* A,
-                                                            int64_t lda, double shift, const tile_precision_map& map) {
-  return std::make_unique<device_factor>(exec, n, A, lda, shift, map);
+                                                            int64_t lda, double shift, const tile_precision_map& map,
+                                                            bool over_ranks) {
+  return std::make_unique<device_factor>(exec, n, A, lda, shift, map, over_ranks);
 }
 
 std::vector<double> tile_norms2(const executor& exec, const double* A, int64_t lda, int64_t n, int64_t tile,
-                                double shift) {
-  if (!detail::is_device_pointer(A)) return pmx::detail::tile_norms2_host(A, lda, n, tile, shift, exec.threads());
+                                double shift, int rank, int ranks) {
+  const int64_t nt = (n + tile - 1) / tile, local = nt > rank ? (nt - rank + ranks - 1) / ranks : 0;
+  if (local == 0) return std::vector<double>(static_cast<size_t>(nt * nt), 0.0);
+  if (!detail::is_device_pointer(A))
+    return pmx::detail::tile_norms2_host(A, lda, n, tile, shift, exec.threads(), rank, ranks);
   detail::cuda_scope scope(exec);
-  const int64_t nt = (n + tile - 1) / tile;
   std::vector<void*> tmp;
   std::vector<double> out(static_cast<size_t>(nt * nt));
   try {
     double* d = device_alloc<double>(tmp, size_t(nt * nt));
-    tile_norms2_kernel<<<int(nt * nt), threads_per_block, 0, scope.ctx.stream>>>(A, lda, n, tile, nt, shift, d);
+    PMX_CUDA_CHECK(cudaMemsetAsync(d, 0, sizeof(double) * size_t(nt * nt), scope.ctx.stream));
+    tile_norms2_kernel<<<int(nt * local), threads_per_block, 0, scope.ctx.stream>>>(A, lda, n, tile, nt, local, rank,
+                                                                                     ranks, shift, d);
     PMX_CUDA_CHECK_LAUNCH();
     PMX_CUDA_CHECK(cudaMemcpyAsync(out.data(), d, sizeof(double) * out.size(), cudaMemcpyDeviceToHost, scope.ctx.stream));
     PMX_CUDA_CHECK(cudaStreamSynchronize(scope.ctx.stream));

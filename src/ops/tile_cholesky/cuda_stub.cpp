@@ -5,10 +5,10 @@
 namespace pmx::kernels::cuda {
 
 std::unique_ptr<tile_cholesky::factor> tile_cholesky_factor(const executor&, int64_t, const double*, int64_t, double,
-                                                            const tile_precision_map&) {
+                                                            const tile_precision_map&, bool) {
   throw unsupported_error("mixed-precision Cholesky: the CUDA backend is not compiled in (use --device cpu)");
 }
-std::vector<double> tile_norms2(const executor&, const double*, int64_t, int64_t, int64_t, double) {
+std::vector<double> tile_norms2(const executor&, const double*, int64_t, int64_t, int64_t, double, int, int) {
   throw unsupported_error("mixed-precision Cholesky: the CUDA backend is not compiled in (use --device cpu)");
 }
 

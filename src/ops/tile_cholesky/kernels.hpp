@@ -45,7 +45,10 @@ inline int64_t tile_rows(int64_t n, int64_t tile, int64_t t) {
 }
 
 /// Squared Frobenius norms of the lower tiles of A + shift·I (host memory): tiles × tiles, row-major.
-std::vector<double> tile_norms2_host(const double* A, int64_t lda, int64_t n, int64_t tile, double shift, int threads);
+/// With ranks > 1, A holds rank `rank`'s columns in the tile-cyclic layout and only the tiles of
+/// those columns are filled (the others 0: a sum over the ranks gives every tile).
+std::vector<double> tile_norms2_host(const double* A, int64_t lda, int64_t n, int64_t tile, double shift, int threads,
+                                     int rank = 0, int ranks = 1);
 
 /// The precision rule on tile norms (choose_tile_precisions' second half).
 tile_precision_map precisions_from_norms(int64_t n, int64_t tile, const std::vector<double>& norm2, double epsilon,
@@ -66,11 +69,13 @@ namespace reference { PMX_TILE_CHOLESKY_HOST_KERNELS; }  // plain loops
 namespace cpu { PMX_TILE_CHOLESKY_HOST_KERNELS; }        // BLAS/LAPACK in FP32, rounding emulated
 #undef PMX_TILE_CHOLESKY_HOST_KERNELS
 namespace cuda {  // cuda.cu, or cuda_stub.cpp
+/// The factor; `over_ranks`: A is this rank's columns in the tile-cyclic layout over exec.comm().
 std::unique_ptr<tile_cholesky::factor> tile_cholesky_factor(const executor& exec, int64_t n, const double* A,
-                                                            int64_t lda, double shift, const tile_precision_map& map);
+                                                            int64_t lda, double shift, const tile_precision_map& map,
+                                                            bool over_ranks);
 /// tile_norms2_host's numbers for A in host or device memory.
 std::vector<double> tile_norms2(const executor& exec, const double* A, int64_t lda, int64_t n, int64_t tile,
-                                double shift);
+                                double shift, int rank = 0, int ranks = 1);
 }  // namespace cuda
 }  // namespace kernels
 }  // namespace pmx

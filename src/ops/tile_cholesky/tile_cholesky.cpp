@@ -84,14 +84,15 @@ tile_precision_map tile_precision_map::uniform(int64_t n, int64_t tile) {
 }
 
 std::vector<double> detail::tile_norms2_host(const double* A, int64_t lda, int64_t n, int64_t tile, double shift,
-                                             int threads) {
+                                             int threads, int rank, int ranks) {
   const int64_t nt = (n + tile - 1) / tile;
+  const int64_t local = nt > rank ? (nt - rank + ranks - 1) / ranks : 0;  // this rank's tile columns
   std::vector<double> norm2(static_cast<size_t>(nt * nt), 0.0);
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
-  for (int64_t t = 0; t < nt * nt; ++t) {
-    const int64_t i = t / nt, j = t % nt;
+  for (int64_t t = 0; t < nt * local; ++t) {
+    const int64_t i = t / local, jl = t % local, j = jl * ranks + rank;
     if (j > i) continue;
-    const int64_t r0 = i * tile, c0 = j * tile;
+    const int64_t r0 = i * tile, c0 = jl * tile;  // c0: the column in this rank's part
     const int64_t rows = tile_rows(n, tile, i), cols = tile_rows(n, tile, j);
     double s = 0;
     for (int64_t c = 0; c < cols; ++c)
@@ -100,7 +101,7 @@ std::vector<double> detail::tile_norms2_host(const double* A, int64_t lda, int64
         const double v = A[(c0 + c) * lda + r0 + r] + (i == j && r == c ? shift : 0.0);
         s += (i == j && r != c ? 2 : 1) * v * v;
       }
-    norm2[static_cast<size_t>(t)] = s;
+    norm2[static_cast<size_t>(i * nt + j)] = s;
   }
   return norm2;
 }
@@ -130,15 +131,40 @@ tile_precision_map detail::precisions_from_norms(int64_t n, int64_t tile, const 
   return m;
 }
 
-tile_precision_map choose_tile_precisions(const executor& exec, const double* A, int64_t lda, int64_t n,
-                                          double shift, int64_t tile, double epsilon, tile_precision lowest) {
+int64_t tile_cyclic_width(int64_t n, int64_t tile, int rank, int ranks) {
+  PMX_EXPECTS(n >= 0 && tile > 0 && ranks > 0 && rank >= 0 && rank < ranks, "tile-cyclic layout");
+  const int64_t nt = (n + tile - 1) / tile;
+  int64_t width = 0;
+  for (int64_t j = rank; j < nt; j += ranks) width += detail::tile_rows(n, tile, j);
+  return width;
+}
+
+namespace {
+
+tile_precision_map choose_over(const executor& exec, const double* A, int64_t lda, int64_t n, double shift,
+                               int64_t tile, double epsilon, tile_precision lowest, int rank, int ranks) {
   PMX_EXPECTS(epsilon > 0 && std::isfinite(epsilon), "tile accuracy must be positive and finite");
   PMX_EXPECTS(tile > 0, "tile size must be positive");
-  PMX_EXPECTS(lda >= std::max<int64_t>(n, 1) && (n == 0 || A), "matrix and leading dimension");
-  const std::vector<double> norm2 = exec.kind() == backend::cuda
-                                        ? kernels::cuda::tile_norms2(exec, A, lda, n, tile, shift)
-                                        : detail::tile_norms2_host(A, lda, n, tile, shift, exec.threads());
+  PMX_EXPECTS(lda >= std::max<int64_t>(n, 1) && (tile_cyclic_width(n, tile, rank, ranks) == 0 || A),
+              "matrix and leading dimension");
+  std::vector<double> norm2 = exec.kind() == backend::cuda
+                                  ? kernels::cuda::tile_norms2(exec, A, lda, n, tile, shift, rank, ranks)
+                                  : detail::tile_norms2_host(A, lda, n, tile, shift, exec.threads(), rank, ranks);
+  // Each tile's norm comes from one rank (the others add zeros): the same bits on every rank.
+  if (ranks > 1) exec.comm().sum(norm2.data(), static_cast<int64_t>(norm2.size()));
   return detail::precisions_from_norms(n, tile, norm2, epsilon, lowest);
+}
+
+}  // namespace
+
+tile_precision_map choose_tile_precisions(const executor& exec, const double* A, int64_t lda, int64_t n,
+                                          double shift, int64_t tile, double epsilon, tile_precision lowest) {
+  return choose_over(exec, A, lda, n, shift, tile, epsilon, lowest, 0, 1);
+}
+
+tile_precision_map choose_tile_precisions(const executor& exec, over_ranks_t, const double* A, int64_t lda, int64_t n,
+                                          double shift, int64_t tile, double epsilon, tile_precision lowest) {
+  return choose_over(exec, A, lda, n, shift, tile, epsilon, lowest, exec.comm().rank(), exec.comm().size());
 }
 
 int detail::precision_scale_shift(float amax, tile_precision p) {
@@ -242,25 +268,54 @@ class host_factor final : public tile_cholesky::factor {
 
 }  // namespace
 
-tile_cholesky::tile_cholesky(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
-                             const tile_precision_map& map)
-    : map_(map) {
+namespace {
+
+void check_factor_inputs(int64_t n, const double* A, int64_t lda, double shift, const tile_precision_map& map,
+                         bool empty_part) {
   PMX_EXPECTS(n > 0 && map.n == n && map.tile > 0 && map.tiles == (n + map.tile - 1) / map.tile &&
                   static_cast<int64_t>(map.p.size()) == map.tiles * map.tiles,
               "tile precision map does not fit the matrix");
-  PMX_EXPECTS(lda >= n && A, "matrix and leading dimension");
+  PMX_EXPECTS(lda >= n && (empty_part || A), "matrix and leading dimension");
   PMX_EXPECTS(std::isfinite(shift), "finite shift");
+}
+
+std::unique_ptr<tile_cholesky::factor> one_process_factor(const executor& exec, int64_t n, const double* A, int64_t lda,
+                                                          double shift, const tile_precision_map& map) {
   switch (exec.kind()) {
     case backend::reference:
-      f_ = std::make_unique<host_factor>(exec, n, A, lda, shift, map, kernels::reference::tile_cholesky_factor,
-                                         kernels::reference::tile_cholesky_solve);
-      break;
+      return std::make_unique<host_factor>(exec, n, A, lda, shift, map, kernels::reference::tile_cholesky_factor,
+                                           kernels::reference::tile_cholesky_solve);
     case backend::cpu:
-      f_ = std::make_unique<host_factor>(exec, n, A, lda, shift, map, kernels::cpu::tile_cholesky_factor,
-                                         kernels::cpu::tile_cholesky_solve);
-      break;
-    case backend::cuda: f_ = kernels::cuda::tile_cholesky_factor(exec, n, A, lda, shift, map); break;
+      return std::make_unique<host_factor>(exec, n, A, lda, shift, map, kernels::cpu::tile_cholesky_factor,
+                                           kernels::cpu::tile_cholesky_solve);
+    case backend::cuda: return kernels::cuda::tile_cholesky_factor(exec, n, A, lda, shift, map, false);
   }
+  throw logic_error("tile_cholesky: unknown backend");
+}
+
+}  // namespace
+
+tile_cholesky::tile_cholesky(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
+                             const tile_precision_map& map)
+    : map_(map) {
+  check_factor_inputs(n, A, lda, shift, map, false);
+  f_ = one_process_factor(exec, n, A, lda, shift, map);
+}
+
+tile_cholesky::tile_cholesky(const executor& exec, over_ranks_t, int64_t n, const double* A, int64_t lda,
+                             double shift, const tile_precision_map& map)
+    : map_(map) {
+  const communicator& comm = exec.comm();
+  check_factor_inputs(n, A, lda, shift, map,
+                      map.tile > 0 && tile_cyclic_width(n, map.tile, comm.rank(), comm.size()) == 0);
+  if (!comm.distributed()) {
+    f_ = one_process_factor(exec, n, A, lda, shift, map);
+    return;
+  }
+  if (exec.kind() != backend::cuda)
+    throw unsupported_error("the mixed-precision Cholesky over " + std::to_string(comm.size()) +
+                            " ranks runs on GPUs (--device cuda); on CPUs solve in FP64 (ScaLAPACK)");
+  f_ = kernels::cuda::tile_cholesky_factor(exec, n, A, lda, shift, map, true);
 }
 
 tile_cholesky::~tile_cholesky() = default;

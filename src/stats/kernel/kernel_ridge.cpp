@@ -6,10 +6,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include "panoramix/error.hpp"
+#include "panoramix/executor_array.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
+#include "panoramix/ops/distributed_cholesky.hpp"
 
 namespace pmx {
 namespace {
@@ -156,11 +161,20 @@ double kernel_ridge_backward_error(const executor& exec, int64_t n, const double
   return backward_error(n, traits, shifted_norm_inf(exec, n, K, n, alpha), W, Y, R.data());
 }
 
-kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const double* K, double alpha,
-                                         int64_t traits, const double* Y, const kernel_ridge_options& opt) {
-  check_kernel_ridge_options(opt);
-  PMX_EXPECTS(n > 0 && traits > 0 && K && Y, "kernel ridge: empty system");
-  PMX_EXPECTS(alpha >= 0 && std::isfinite(alpha), "alpha must be finite and >= 0");
+namespace {
+
+// The system (K + αI) W = Y as the solver meets it: K in one process, or spread over ranks.
+struct ridge_system {
+  std::function<void(double* W)> solve_fp64;  // W ← (K + αI)⁻¹ W, in FP64
+  std::function<void(const double* W, const double* Y, double* R)> residual_fp64;
+  std::function<double()> norm_inf;  // ‖K + αI‖∞
+  std::function<tile_precision_map()> precision_map;
+  std::function<std::unique_ptr<tile_cholesky>(const tile_precision_map&)> factor;
+  std::string no_low_precision;  // non-empty: the low precisions cannot run here (why)
+};
+
+kernel_ridge_solution solve_system(int64_t n, int64_t traits, const double* Y, const kernel_ridge_options& opt,
+                                   const ridge_system& sys) {
   kernel_ridge_solution s;
   s.n = n, s.traits = traits;
   s.W.assign(Y, Y + n * traits);
@@ -181,22 +195,21 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
     s.used = solve_precision::fp64;
     s.fallback = std::move(why);
     s.W.assign(Y, Y + n * traits);
-    solve_fp64(exec, n, K, alpha, traits, s.W.data());
-    shifted_residual(exec, n, K, n, alpha, traits, s.W.data(), Y, R.data());
-    s.backward_error = backward_error(n, traits, shifted_norm_inf(exec, n, K, n, alpha), s.W.data(), Y, R.data());
+    sys.solve_fp64(s.W.data());
+    sys.residual_fp64(s.W.data(), Y, R.data());
+    s.backward_error = backward_error(n, traits, sys.norm_inf(), s.W.data(), Y, R.data());
     lap("fp64 Cholesky");
     return s;
   };
   if (opt.precision == solve_precision::fp64) return finish_fp64("");
+  if (!sys.no_low_precision.empty()) return finish_fp64(sys.no_low_precision);
 
   s.used = opt.precision;
   // The tile factor of K + αI (the op adds α on the diagonal: K is neither copied nor changed).
-  s.map = opt.precision == solve_precision::adaptive
-              ? choose_tile_precisions(exec, K, n, n, alpha, opt.tile, opt.tile_accuracy, opt.lowest)
-              : tile_precision_map::uniform(n, opt.tile);
+  s.map = sys.precision_map();
   lap("precision map");
   try {
-    factor = std::make_unique<tile_cholesky>(exec, n, K, n, alpha, s.map);
+    factor = sys.factor(s.map);
     for (const auto& [name, sec] : factor->stage_seconds()) s.stage_seconds.emplace_back("factor: " + name, sec);
     clock = std::chrono::steady_clock::now();
   } catch (const numeric_error& e) {
@@ -241,6 +254,99 @@ kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const 
     for (int64_t i = 0; i < n * traits; ++i) s.W[i] += D[i];
     s.refinements = step + 1;
   }
+}
+
+}  // namespace
+
+kernel_ridge_solution solve_kernel_ridge(const executor& exec, int64_t n, const double* K, double alpha,
+                                         int64_t traits, const double* Y, const kernel_ridge_options& opt) {
+  check_kernel_ridge_options(opt);
+  PMX_EXPECTS(n > 0 && traits > 0 && K && Y, "kernel ridge: empty system");
+  PMX_EXPECTS(alpha >= 0 && std::isfinite(alpha), "alpha must be finite and >= 0");
+  ridge_system sys;
+  sys.solve_fp64 = [&](double* W) { solve_fp64(exec, n, K, alpha, traits, W); };
+  sys.residual_fp64 = [&](const double* W, const double* Yc, double* R) {
+    shifted_residual(exec, n, K, n, alpha, traits, W, Yc, R);
+  };
+  sys.norm_inf = [&] { return shifted_norm_inf(exec, n, K, n, alpha); };
+  sys.precision_map = [&] {
+    return opt.precision == solve_precision::adaptive
+               ? choose_tile_precisions(exec, K, n, n, alpha, opt.tile, opt.tile_accuracy, opt.lowest)
+               : tile_precision_map::uniform(n, opt.tile);
+  };
+  sys.factor = [&](const tile_precision_map& map) { return std::make_unique<tile_cholesky>(exec, n, K, n, alpha, map); };
+  return solve_system(n, traits, Y, opt, sys);
+}
+
+kernel_ridge_solution solve_kernel_ridge(const executor& exec, over_ranks_t, int64_t n, const double* K, double alpha,
+                                         int64_t traits, const double* Y, const kernel_ridge_options& opt) {
+  const communicator& comm = exec.comm();
+  if (!comm.distributed()) return solve_kernel_ridge(exec, n, K, alpha, traits, Y, opt);
+  check_kernel_ridge_options(opt);
+  const int64_t width = tile_cyclic_width(n, opt.tile, comm.rank(), comm.size());
+  PMX_EXPECTS(n > 0 && traits > 0 && (K || width == 0) && Y, "kernel ridge: empty system");
+  PMX_EXPECTS(alpha >= 0 && std::isfinite(alpha), "alpha must be finite and >= 0");
+  // This rank's global column of its local column lc (tile-cyclic layout).
+  auto global = [&](int64_t lc) { return ((lc / opt.tile) * comm.size() + comm.rank()) * opt.tile + lc % opt.tile; };
+  // The FP64 route on the CPUs (ScaLAPACK): this rank's columns on the host, read by the residuals
+  // and copied for each factorisation (which destroys its input).
+  executor host(backend::cpu, exec.threads());
+  host.set_communicator(comm);
+  std::vector<double> Kh;
+  auto host_columns = [&]() -> const std::vector<double>& {
+    if (Kh.empty() && width > 0) {
+      Kh.resize(static_cast<size_t>(n * width));
+      if (detail::points_to_device(K)) detail::executor_to_host(Kh.data(), K, Kh.size() * sizeof(double), true);
+      else std::copy_n(K, Kh.size(), Kh.data());
+    }
+    return Kh;
+  };
+  ridge_system sys;
+  sys.solve_fp64 = [&](double* W) {
+    std::vector<double> A = host_columns();
+    for (int64_t lc = 0; lc < width; ++lc) A[static_cast<size_t>(lc * n + global(lc))] += alpha;
+    try {
+      distributed_cholesky_solve(host, n, A.data(), traits, W, 0, opt.tile);
+    } catch (const numeric_error& e) {
+      throw numeric_error(std::string("K + alpha I is not positive definite (raise --alpha): ") + e.what());
+    }
+  };
+  sys.residual_fp64 = [&](const double* W, const double* Yc, double* R) {
+    std::fill_n(R, n * traits, 0.0);
+    if (width > 0) {  // this rank's rows of K W: its columns, transposed
+      std::vector<double> P(static_cast<size_t>(width * traits));
+      dense_gemm(host, true, false, width, traits, n, 1.0, host_columns().data(), n, W, n, 0.0, P.data(), width);
+      for (int64_t c = 0; c < traits; ++c)
+        for (int64_t lc = 0; lc < width; ++lc) {
+          const int64_t g = c * n + global(lc);
+          R[g] = Yc[g] - P[static_cast<size_t>(c * width + lc)] - alpha * W[g];
+        }
+    }
+    comm.sum(R, n * traits);  // each entry from one rank: exact
+  };
+  sys.norm_inf = [&] {
+    double worst = 0;
+    const std::vector<double>& A = host_columns();
+    for (int64_t lc = 0; lc < width; ++lc) {
+      double sum = 0;
+      for (int64_t r = 0; r < n; ++r) sum += std::fabs(A[static_cast<size_t>(lc * n + r)] + (r == global(lc) ? alpha : 0.0));
+      worst = std::max(worst, sum);
+    }
+    comm.max(&worst, 1);
+    return worst;
+  };
+  sys.precision_map = [&] {
+    return opt.precision == solve_precision::adaptive
+               ? choose_tile_precisions(exec, over_ranks, K, n, n, alpha, opt.tile, opt.tile_accuracy, opt.lowest)
+               : tile_precision_map::uniform(n, opt.tile);
+  };
+  sys.factor = [&](const tile_precision_map& map) {
+    return std::make_unique<tile_cholesky>(exec, over_ranks, n, K, n, alpha, map);
+  };
+  if (exec.kind() != backend::cuda)
+    sys.no_low_precision = std::string("the ") + solve_precision_name(opt.precision) +
+                           " tile Cholesky over ranks runs on GPUs; solved in FP64 over the ranks' CPUs (ScaLAPACK)";
+  return solve_system(n, traits, Y, opt, sys);
 }
 
 prediction_accuracy measure_prediction(const std::vector<double>& observed, const std::vector<double>& predicted) {
