@@ -252,8 +252,8 @@ int main(int argc, char** argv) {
       say("          ||W - W64||_F / ||W64||_F = %.2e\n", std::sqrt(num / den));
     }
     for (const auto& [name, sec] : s.stage_seconds) say("          %-32s %8.3f s\n", name.c_str(), sec);
-    if (p == solve_precision::adaptive && ranks == 1) {  // one refinement step's pieces, each alone (median of 5)
-      const tile_cholesky f(gpu, n, dK, n, alpha, s.map);
+    if (p == solve_precision::adaptive) {  // one refinement step's pieces, each alone (median of 5)
+      const tile_cholesky f(gpu, over_ranks, n, dK, n, alpha, s.map);
       std::vector<double> R(n * traits), X(n * traits);
       auto piece = [&](const char* what, const std::function<void()>& run) {
         std::vector<double> t;
@@ -262,12 +262,13 @@ int main(int argc, char** argv) {
           run();
           t.push_back(seconds_since(t0));
         }
-        std::printf("          step piece: %-28s %8.4f s\n", what, median(t));
+        say("          step piece: %-28s %8.4f s\n", what, median(t));
       };
       piece("residual (FP64, host W/Y/R)", [&] { f.residual(s.W.data(), Y.data(), R.data(), traits); });
       piece("solve (FP32 factor, host B)", [&] { X = Y, f.solve(X.data(), n, traits); });
       piece("norm_inf (cached after first)", [&] { (void)f.norm_inf(); });
-      piece("backward error on the host", [&] { (void)kernel_ridge_backward_error(gpu, n, dK, alpha, traits, s.W.data(), Y.data()); });
+      if (ranks == 1)
+        piece("backward error on the host", [&] { (void)kernel_ridge_backward_error(gpu, n, dK, alpha, traits, s.W.data(), Y.data()); });
     }
   }
   if (!t64.empty())

@@ -471,54 +471,108 @@ class device_factor final : public tile_cholesky::factor {
   float* tile_ptr(int64_t i, int64_t j) const { return L_ + (j / ranks_) * T_ * np_ + i * T_; }
   float* inverse_ptr(int64_t k) const { return inverse_ + (k / ranks_) * T_ * T_; }
 
-  // Over ranks: forward substitution by tiles, each block's Σ_j L_kj y_j summed over the ranks
-  // (each adds its own columns' products as their y_j are solved) to the owner of block k, which
-  // solves y_k and adds its column's products below; backward, the owner of block k solves x_k from
-  // its column and the blocks already solved, and broadcasts it. Every rank ends with all of x.
+  // Over ranks: forward substitution by tiles, each block's Σ_j L_kj y_j summed over the ranks to
+  // the owner of block k (NCCL), which solves y_k; backward, the owner of block k solves x_k from
+  // the Σ_i L_ikᵀ x_i the ranks' columns gathered and broadcasts it. Every rank ends with all of x.
+  // The chain from block to block holds only T × T products and the collectives: the products of
+  // the rest of a column (forward) or of a tile row (backward), which read the factor, run on a
+  // second stream, waited for only where their results are needed.
   void solve_over_ranks(double* B, int64_t ldb, int64_t m) const {
     detail::cuda_scope scope(exec_);
     cudaStream_t s = scope.ctx.stream;
+    if (!aux_stream_) {
+      PMX_CUDA_CHECK(cudaStreamCreateWithFlags(&aux_stream_, cudaStreamNonBlocking));
+      PMX_CUBLAS_CHECK(cublasCreate(&aux_blas_));
+      PMX_CUBLAS_CHECK(cublasSetStream(aux_blas_, aux_stream_));
+      aux_events_.resize(static_cast<size_t>(nt_ + 1));
+      for (cudaEvent_t& e : aux_events_) PMX_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    }
+    cudaStream_t s2 = aux_stream_;
+    const int64_t lw = std::max<int64_t>(local_tiles_, 1) * T_;  // this rank's columns, padded
     double* dB = typed_buffer<double>(solve_b_, size_t(n_ * m));
-    float* X = typed_buffer<float>(solve_x_, size_t(3 * np_ * m + 3 * T_ * m));
+    float* X = typed_buffer<float>(solve_x_, size_t(3 * np_ * m + 3 * T_ * m + lw * m));
     float *acc = X + np_ * m, *xs = acc + np_ * m, *blk = xs + np_ * m, *red = blk + T_ * m, *tmp = red + T_ * m;
+    // Backward: Σ_i L_ikᵀ x_i at this rank's columns (lw × m): the rest products' in c_loc (acc is
+    // free by then), the head products' in c_head (the two streams never add into the same place).
+    float *c_loc = acc, *c_head = tmp + T_ * m;
     PMX_CUDA_CHECK(cudaMemcpy2DAsync(dB, sizeof(double) * n_, B, sizeof(double) * ldb, sizeof(double) * n_, size_t(m),
                                      cudaMemcpyHostToDevice, s));
     to_float_kernel<<<blocks_for(np_ * m), threads_per_block, 0, s>>>(dB, n_, n_, np_, m, X);
     PMX_CUDA_CHECK_LAUNCH();
-    PMX_CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(float) * size_t(2 * np_ * m), s));  // acc and xs
+    PMX_CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(float) * size_t(np_ * m), s));
     cublasHandle_t h = scope.ctx.blas;
     PMX_CUBLAS_CHECK(cublasSetStream(h, s));
     const float one = 1.0f, zero = 0.0f, minus_one = -1.0f;
     const int t = int(T_), mi = int(m), ld = int(np_);
     const size_t row_bytes = sizeof(float) * size_t(T_), ld_bytes = sizeof(float) * size_t(np_);
+    cudaEvent_t* ev = aux_events_.data();  // ev[k]: after step k's work on s2; ev[nt]: s's progress
+    std::vector<char> recorded(static_cast<size_t>(nt_), 0);
+    auto s2_after_s = [&] {  // s2 starts what follows once s is where it is now
+      PMX_CUDA_CHECK(cudaEventRecord(ev[nt_], s));
+      PMX_CUDA_CHECK(cudaStreamWaitEvent(s2, ev[nt_], 0));
+    };
+    int64_t last_rest = -1;  // this rank's latest column whose rest product went to s2
     for (int64_t k = 0; k < nt_; ++k) {  // L y = b
-      const int owner = int(k % ranks_);
+      // Block k's sums here include the rest products of this rank's columns j <= k − 2 (s2, in
+      // order: the latest such column's event); column k − 1's head product is on s.
+      int64_t wait = last_rest;
+      if (wait > k - 2) wait -= ranks_;
+      if (wait >= 0 && recorded[wait]) PMX_CUDA_CHECK(cudaStreamWaitEvent(s, ev[wait], 0));
       PMX_CUDA_CHECK(cudaMemcpy2DAsync(blk, row_bytes, acc + k * T_, ld_bytes, row_bytes, size_t(m),
                                        cudaMemcpyDeviceToDevice, s));
-      detail::device_sum_to_root(exec_, scope.ctx, blk, red, T_ * m, owner, s);
+      detail::device_sum_to_root(exec_, scope.ctx, blk, red, T_ * m, int(k % ranks_), s);
       if (!mine(k)) continue;
       PMX_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, &one, X + k * T_, ld, &minus_one, red, t, tmp, t));
       PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, t, &one, inverse_ptr(k), t, tmp, t, &zero,
                                    X + k * T_, ld));
-      const int64_t below = np_ - (k + 1) * T_;
-      if (below > 0)
-        PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(below), mi, t, &one, tile_ptr(k + 1, k), ld,
-                                     X + k * T_, ld, &one, acc + (k + 1) * T_, ld));
+      if (k + 1 < nt_)  // head: the next block
+        PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, t, &one, tile_ptr(k + 1, k), ld, X + k * T_, ld,
+                                     &one, acc + (k + 1) * T_, ld));
+      const int64_t rest = np_ - (k + 2) * T_;
+      if (rest > 0) {
+        s2_after_s();
+        PMX_CUBLAS_CHECK(cublasSgemm(aux_blas_, CUBLAS_OP_N, CUBLAS_OP_N, int(rest), mi, t, &one, tile_ptr(k + 2, k), ld,
+                                     X + k * T_, ld, &one, acc + (k + 2) * T_, ld));
+        PMX_CUDA_CHECK(cudaEventRecord(ev[k], s2));
+        recorded[k] = 1, last_rest = k;
+      }
     }
+    PMX_CUDA_CHECK(cudaEventRecord(ev[nt_], s2));  // every rest product done before acc becomes c_loc
+    PMX_CUDA_CHECK(cudaStreamWaitEvent(s, ev[nt_], 0));
+    PMX_CUDA_CHECK(cudaMemsetAsync(c_loc, 0, sizeof(float) * size_t(lw * m), s));
+    PMX_CUDA_CHECK(cudaMemsetAsync(c_head, 0, sizeof(float) * size_t(lw * m), s));
+    std::fill(recorded.begin(), recorded.end(), 0);
+    // Owned columns before column x (local columns [0, count)).
+    auto owned_before = [&](int64_t x) -> int64_t { return x > rank_ ? (x - rank_ + ranks_ - 1) / ranks_ : 0; };
     for (int64_t k = nt_ - 1; k >= 0; --k) {  // Lᵀ x = y
       if (mine(k)) {
-        PMX_CUDA_CHECK(cudaMemcpy2DAsync(tmp, row_bytes, X + k * T_, ld_bytes, row_bytes, size_t(m),
-                                         cudaMemcpyDeviceToDevice, s));
-        const int64_t below = np_ - (k + 1) * T_;
-        if (below > 0)
-          PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, t, mi, int(below), &minus_one, tile_ptr(k + 1, k), ld,
-                                       xs + (k + 1) * T_, ld, &one, tmp, t));
+        // c_head holds x_{k+1}'s head product (s); c_loc the rest products of steps >= k + 2 (s2).
+        if (k + 2 < nt_ && recorded[k + 2]) PMX_CUDA_CHECK(cudaStreamWaitEvent(s, ev[k + 2], 0));
+        PMX_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, &one, X + k * T_, ld, &minus_one,
+                                     c_loc + (k / ranks_) * T_, int(lw), tmp, t));
+        PMX_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, &one, tmp, t, &minus_one,
+                                     c_head + (k / ranks_) * T_, int(lw), tmp, t));
         PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, t, mi, t, &one, inverse_ptr(k), t, tmp, t, &zero, blk, t));
       }
       detail::device_broadcast(exec_, scope.ctx, blk, int64_t(row_bytes) * m, int(k % ranks_), s);
       PMX_CUDA_CHECK(cudaMemcpy2DAsync(xs + k * T_, ld_bytes, blk, row_bytes, row_bytes, size_t(m),
                                        cudaMemcpyDeviceToDevice, s));
+      if (k == 0) break;
+      // x_k's products with tile row k of this rank's columns j < k: column k − 1 first (s), the rest on s2.
+      if (mine(k - 1))
+        PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, t, mi, t, &one, tile_ptr(k, k - 1), ld, xs + k * T_, ld,
+                                     &one, c_head + ((k - 1) / ranks_) * T_, int(lw)));
+      const int64_t cols = owned_before(k - 1) * T_;
+      if (cols > 0) {
+        s2_after_s();
+        PMX_CUBLAS_CHECK(cublasSgemm(aux_blas_, CUBLAS_OP_T, CUBLAS_OP_N, int(cols), mi, t, &one, L_ + k * T_, ld,
+                                     xs + k * T_, ld, &one, c_loc, int(lw)));
+        PMX_CUDA_CHECK(cudaEventRecord(ev[k], s2));
+        recorded[k] = 1;
+      }
     }
+    PMX_CUDA_CHECK(cudaEventRecord(ev[nt_], s2));
+    PMX_CUDA_CHECK(cudaStreamWaitEvent(s, ev[nt_], 0));
     to_double_kernel<<<blocks_for(n_ * m), threads_per_block, 0, s>>>(xs, n_, np_, m, dB, n_);
     PMX_CUDA_CHECK_LAUNCH();
     PMX_CUDA_CHECK(cudaMemcpy2DAsync(B, sizeof(double) * ldb, dB, sizeof(double) * n_, sizeof(double) * n_, size_t(m),
@@ -830,6 +884,10 @@ class device_factor final : public tile_cholesky::factor {
   void release() {
     for (void* p : owned_) cudaFree(p);
     owned_.clear();
+    for (cudaEvent_t e : aux_events_) cudaEventDestroy(e);
+    aux_events_.clear();
+    if (aux_blas_) cublasDestroy(aux_blas_), aux_blas_ = nullptr;
+    if (aux_stream_) cudaStreamDestroy(aux_stream_), aux_stream_ = nullptr;
   }
 
   executor exec_;
@@ -844,6 +902,10 @@ class device_factor final : public tile_cholesky::factor {
   const double* A_ = nullptr;
   std::vector<void*> owned_;
   mutable detail::device_buffer solve_b_, solve_x_, solve_t_, residual_w_, residual_r_;
+  // Over ranks, the solves' second stream, its cuBLAS handle and events (made on the first solve).
+  mutable cudaStream_t aux_stream_ = nullptr;
+  mutable cublasHandle_t aux_blas_ = nullptr;
+  mutable std::vector<cudaEvent_t> aux_events_;
   mutable double norm_inf_ = -1;
 };
 
