@@ -69,6 +69,11 @@ struct ld_options {
   int64_t block_cols =
       0;  ///< columns per op call; 0 = from memory_mb (square: > 0 forces full rows)
 
+  /// Square matrix only: the rows computed, [first_row, end_row) (end_row -1: to the last) — over
+  /// MPI ranks each rank's rows_of_rank share, every row against every column (the symmetric
+  /// scheme's half of the work needs every row block).
+  int64_t first_row = 0, end_row = -1;
+
   // Windowed table only (ignored by the square matrix), PLINK 1.9 defaults.
   int64_t window_variants = 10;  ///< --ld-window: pairs (i, j) with j − i <= window − 1
   int64_t window_bp = 1000000;   ///< --ld-window-kb × 1000: pairs with pos_j <= pos_i + window_bp
@@ -84,7 +89,8 @@ int64_t ld_window_bp_from_kb(double kb);
 /// outside [0, 1], --memory < 1); the drivers below call it first.
 void check_ld_options(const ld_options& opt);
 
-/// The whole n_variants × n_variants matrix, handed to `sink(first_row, n_rows, values)` a block
+/// The whole n_variants × n_variants matrix (or its rows [opt.first_row, opt.end_row)), handed to
+/// `sink(first_row, n_rows, values)` a block
 /// of rows at a time, in order, values row-major with n_variants columns (the sink runs on a
 /// background thread while the next block is computed; calls never overlap). Nothing
 /// n_variants² is held: when about n_variants²/4 doubles fit in memory_mb, only the upper

@@ -26,6 +26,11 @@ class output_file {
   /// 1.3 GB/s into the page cache, threads together several times that (large binary matrices).
   void write_pieces(const std::vector<size_t>& sizes, int threads,
                     const std::function<void(size_t piece, char* buffer)>& fill);
+  /// `bytes` bytes at byte `offset` of the file (pwrite; the stream is flushed first): a file
+  /// whose parts are made out of order, e.g. by the ranks of a run (output_part).
+  void write_at(uint64_t offset, const void* data, size_t bytes);
+  /// Where the data goes until commit() (other processes' output_part write there).
+  const std::string& temporary_path() const { return tmp_path_; }
   /// printf-style text output.
   void printf(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
   /// Flushes, closes and renames to the final path; throws io_error on failure (disk full...).
@@ -35,6 +40,23 @@ class output_file {
  private:
   std::string path_, tmp_path_;
   FILE* f_ = nullptr;
+};
+
+/// Another process's share of an output_file (the ranks of one run writing their parts of one file
+/// on a file system they all see): writes at offsets into the owner's temporary; the owner, after
+/// every part is written, commits it.
+class output_part {
+ public:
+  /// Opens the owner's temporary (output_file::temporary_path()); `path`: the final name, for errors.
+  output_part(const std::string& temporary_path, const std::string& path);
+  ~output_part();
+  output_part(const output_part&) = delete;
+  output_part& operator=(const output_part&) = delete;
+  void write_at(uint64_t offset, const void* data, size_t bytes);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
 };
 
 /// A set of outputs that land together: commit_all() renames every file only after all were

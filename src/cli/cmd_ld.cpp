@@ -1,10 +1,12 @@
 // panoramix ld: linkage disequilibrium (PLINK 1.9 --r / --r2).
 #include <cmath>
+#include <memory>
 
 #include "cli/common.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/ld.hpp"
 #include "panoramix/ld_files.hpp"
+#include "panoramix/output_file.hpp"
 
 namespace pmx::cli {
 
@@ -23,6 +25,45 @@ std::string fmt_g(double x) {
   char b[32];
   std::snprintf(b, sizeof b, "%g", x);
   return b;
+}
+
+// --r2/--r square over the ranks of an MPI launch: each rank computes its rows_of_rank share of
+// the rows (every row against every column) and writes them at their place in the one .ld.bin,
+// whose temporary rank 0 made (and commits once every rank has written): the bytes of one process.
+void write_square_over_ranks(const executor& exec, const genotype_source& data, ld_options o, const std::string& prefix,
+                             const std::string& what, run_log& log) {
+  const communicator& comm = exec.comm();
+  const int64_t m = data.n_variants();
+  const sample_range mine = rows_of_rank(m, comm.rank(), comm.size());
+  o.first_row = mine.first, o.end_row = mine.first + mine.count;
+  log.message("LD " + what + " square: " + std::to_string(m) + " x " + std::to_string(m) + " float64 (" +
+              fmt_g(double(m) * double(m) * 8 / 1e9) + " GB) to " + prefix + ".ld.bin, rows split over " +
+              std::to_string(comm.size()) + " ranks");
+  output_group out;
+  std::string temporary;
+  output_file* file = nullptr;  // rank 0's
+  if (comm.rank() == 0) file = &out.add(prefix + ".ld.bin"), temporary = file->temporary_path();
+  int64_t length = static_cast<int64_t>(temporary.size());
+  comm.broadcast(&length, sizeof length, 0);
+  temporary.resize(static_cast<size_t>(length));
+  comm.broadcast(temporary.data(), length, 0);
+  std::unique_ptr<output_part> part;
+  if (comm.rank() != 0) part = std::make_unique<output_part>(temporary, prefix + ".ld.bin");
+  const uint64_t row_bytes = static_cast<uint64_t>(m) * sizeof(double);
+  log.begin("linkage disequilibrium");
+  compute_ld_square(
+      exec, data, o,
+      [&](int64_t first, int64_t rows, const double* v) {
+        const uint64_t at = static_cast<uint64_t>(first) * row_bytes, bytes = static_cast<uint64_t>(rows) * row_bytes;
+        if (part) part->write_at(at, v, bytes);
+        else file->write_at(at, v, bytes);
+      },
+      &log);
+  log.end();
+  part.reset();
+  comm.barrier();  // every rank's rows are in the file
+  if (comm.rank() == 0) out.commit_all();
+  log.message("Written: " + prefix + ".ld.bin");
 }
 
 }  // namespace
@@ -114,10 +155,18 @@ void add_ld_command(CLI::App& app, int argc, char** argv, int& status) {
       o.inter_chr = inter_chr;
       check_ld_options(o);  // before reading anything
 
+      const communicator& world = communicator::world();
+      if (world.distributed() && !square)
+        throw input_error("ld's table runs as one process; over " + std::to_string(world.size()) +
+                          " MPI processes only --r2/--r square splits its rows");
       auto data = open_input(*opt, log);
       const executor exec = make_executor(*opt, log);
       const std::string what = o.stat == ld_statistic::r2 ? "r2" : "r";
       output_group out;
+      if (square && world.distributed()) {
+        write_square_over_ranks(exec, *data, o, opt->out, what, log);
+        return;
+      }
       if (square) {
         const int64_t m = data->n_variants();
         log.message("LD " + what + " square: " + std::to_string(m) + " x " + std::to_string(m) +
@@ -152,7 +201,7 @@ void add_ld_command(CLI::App& app, int argc, char** argv, int& status) {
       log.end();
       out.commit_all();
       log.message(std::to_string(writer.rows()) + " pairs written to " + opt->out + ".ld");
-    });
+    }, /*splits_over_ranks=*/true);
   });
 }
 

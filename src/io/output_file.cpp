@@ -1,5 +1,6 @@
 #include "panoramix/output_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -65,6 +66,35 @@ void output_file::printf(const char* fmt, ...) {
   va_end(ap);
   if (r < 0) throw io_error("error writing '" + path_ + "': " + std::strerror(errno));
 }
+
+namespace {
+
+void pwrite_all(int fd, uint64_t offset, const void* data, size_t bytes, const std::string& path) {
+  const char* p = static_cast<const char*>(data);
+  for (size_t done = 0; done < bytes;) {
+    const ssize_t w = ::pwrite(fd, p + done, bytes - done, static_cast<off_t>(offset + done));
+    if (w <= 0) throw io_error("error writing '" + path + "': " + std::strerror(w < 0 ? errno : ENOSPC));
+    done += static_cast<size_t>(w);
+  }
+}
+
+}  // namespace
+
+void output_file::write_at(uint64_t offset, const void* data, size_t bytes) {
+  if (std::fflush(f_) != 0) throw io_error("error writing '" + path_ + "': " + std::strerror(errno));
+  pwrite_all(::fileno(f_), offset, data, bytes, path_);
+}
+
+output_part::output_part(const std::string& temporary_path, const std::string& path) : path_(path) {
+  fd_ = ::open(temporary_path.c_str(), O_WRONLY);
+  if (fd_ < 0) throw io_error("cannot write '" + path + "' (its temporary '" + temporary_path + "'): " + std::strerror(errno));
+}
+
+output_part::~output_part() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void output_part::write_at(uint64_t offset, const void* data, size_t bytes) { pwrite_all(fd_, offset, data, bytes, path_); }
 
 void output_file::commit() {
   const bool ok = std::fflush(f_) == 0 && std::ferror(f_) == 0;

@@ -406,9 +406,13 @@ void compute_ld_square(const executor& exec, const genotype_source& data, const 
   // the op work; the pending blocks peak at ~m²/4 doubles. Used when that fits in --memory.
   // Per row of a block: prepared data, the computed part and the assembled row (2 × 8m bytes),
   // the op's six int32 sums (24m bytes).
+  const int64_t row0 = opt.first_row, row1 = opt.end_row < 0 ? m : opt.end_row;
+  PMX_EXPECTS(row0 >= 0 && row0 <= row1 && row1 <= m, "LD rows out of range");
+  if (row0 == row1) return;  // a rank without rows
+  const bool all_rows = row0 == 0 && row1 == m;
   const int64_t fixed = m * per_row + 2 * m * m;
   const int64_t per_block_row = per_row + 40 * m;
-  const bool symmetric = opt.block_cols == 0 && budget - fixed >= 64 * per_block_row;
+  const bool symmetric = all_rows && opt.block_cols == 0 && budget - fixed >= 64 * per_block_row;
   if (symmetric) {
     int64_t a = std::min<int64_t>({(budget - fixed) / per_block_row, m, 1024});
     if (opt.block_rows > 0) a = std::min(opt.block_rows, m);
@@ -477,9 +481,9 @@ void compute_ld_square(const executor& exec, const genotype_source& data, const 
   if (bc == m) all_b = prepare(exec, src.load(0, m).view());
   std::vector<double> buffers[2];
   background_sink writer;
-  for (int64_t a0 = 0; a0 < m; a0 += a) {
-    const int64_t na = std::min(a, m - a0);
-    std::vector<double>& rows = buffers[(a0 / a) % 2];
+  for (int64_t a0 = row0; a0 < row1; a0 += a) {
+    const int64_t na = std::min(a, row1 - a0);
+    std::vector<double>& rows = buffers[((a0 - row0) / a) % 2];
     rows.assign(static_cast<size_t>(na * m), nan_value);
     if (bc == m) {
       ld_block(exec, all_b, a0, na, all_b, 0, m, opt.stat, ld_path::automatic, rows.data(), m, ws);
@@ -489,11 +493,11 @@ void compute_ld_square(const executor& exec, const genotype_source& data, const 
         const int64_t nb = std::min(bc, m - b0);
         const prepared_rows pb = prepare(exec, src.load(b0, nb).view());
         ld_block(exec, pa, 0, na, pb, 0, nb, opt.stat, ld_path::automatic, rows.data() + b0, m, ws);
-        progress_at((double(a0) + double(na) * double(b0 + nb) / double(m)) / double(m));
+        progress_at((double(a0 - row0) + double(na) * double(b0 + nb) / double(m)) / double(row1 - row0));
       }
     }
     writer.submit([&sink, a0, na, &rows] { sink(a0, na, rows.data()); });
-    progress_at(double(a0 + na) / double(m));
+    progress_at(double(a0 + na - row0) / double(row1 - row0));
   }
   writer.wait();
 }

@@ -1,0 +1,64 @@
+// `mpirun -np N panoramix ld --r2 square` (and --r square) against the one-process run on the same
+// data: each rank computes its share of the rows against every column and writes them at their
+// place in the one .ld.bin, which must be the same bytes (every value comes from exact integer
+// sums and the same double operations, whatever the split). Data with missing calls and a variant
+// count no rank count divides; a launch with more ranks than variants (ranks without rows); the
+// windowed table refused over ranks with a message and a non-zero exit, leaving no .ld.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace pmx {
+namespace {
+
+using test::panoramix;
+using test::read_text;
+using test::run;
+using test::shq;
+using test::work;
+
+std::string mpirun(int np) {
+  // Open MPI refuses root unless told (CI containers); more ranks than cores are allowed.
+  return std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
+                     "OMP_NUM_THREADS=1 ") +
+         PMX_MPIEXEC + " -n " + std::to_string(np) + " " + PMX_BINARY;
+}
+
+TEST(LdRanks, SquareSplitOverRanksIsTheSameBytes) {
+  if (std::string(PMX_MPIEXEC).empty()) GTEST_SKIP() << "this build has no MPI (Debian: libopenmpi-dev)";
+  const std::string d = work().path("ld_ranks");
+  std::filesystem::create_directories(d);
+  const std::string sim = d + "/sim", tiny = d + "/tiny";
+  ASSERT_EQ(panoramix("simulate --samples 203 --variants 1501 --missing 0.03 --seed 9 --out " + shq(sim)), 0);
+  ASSERT_EQ(panoramix("simulate --samples 50 --variants 3 --missing 0.1 --seed 10 --out " + shq(tiny)), 0);
+  struct job {
+    std::string data, stat;
+    int np;
+  };
+  for (const job& j : {job{sim, "--r2", 2}, job{sim, "--r2", 3}, job{sim, "--r", 4}, job{tiny, "--r2", 4}}) {
+    const std::string tag = std::filesystem::path(j.data).filename().string() + j.stat.substr(2) + "_np" + std::to_string(j.np);
+    const std::string one = d + "/one_" + tag, split = d + "/split_" + tag;
+    ASSERT_EQ(panoramix("ld --bfile " + shq(j.data) + " " + j.stat + " square --threads 1 --out " + shq(one)), 0);
+    ASSERT_EQ(run(mpirun(j.np) + " ld --bfile " + shq(j.data) + " " + j.stat + " square --out " + shq(split), split + ".stdout"), 0)
+        << read_text(split + ".stdout");
+    const std::string a = read_text(one + ".ld.bin"), b = read_text(split + ".ld.bin");
+    EXPECT_FALSE(a.empty()) << tag;
+    EXPECT_TRUE(a == b) << tag << ": " << a.size() << " and " << b.size() << " bytes";
+    const std::string log = read_text(split + ".log");
+    EXPECT_NE(log.find("rows split over " + std::to_string(j.np) + " ranks"), std::string::npos) << log;
+    for (const auto& f : std::filesystem::directory_iterator(d))  // no temporary left behind
+      EXPECT_EQ(f.path().string().find(".tmp."), std::string::npos) << f.path();
+  }
+  // The windowed table does not split: refused, nothing written.
+  const std::string table = d + "/table";
+  EXPECT_NE(run(mpirun(2) + " ld --bfile " + shq(sim) + " --r2 --out " + shq(table), table + ".stdout"), 0);
+  EXPECT_NE(read_text(table + ".stdout").find("only --r2/--r square splits its rows"), std::string::npos)
+      << read_text(table + ".stdout");
+  EXPECT_FALSE(std::filesystem::exists(table + ".ld"));
+}
+
+}  // namespace
+}  // namespace pmx
