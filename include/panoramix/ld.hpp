@@ -69,9 +69,9 @@ struct ld_options {
   int64_t block_cols =
       0;  ///< columns per op call; 0 = from memory_mb (square: > 0 forces full rows)
 
-  /// Square matrix only: the rows computed, [first_row, end_row) (end_row -1: to the last) — over
-  /// MPI ranks each rank's rows_of_rank share, every row against every column (the symmetric
-  /// scheme's half of the work needs every row block).
+  /// The rows computed, [first_row, end_row) (end_row -1: to the last) — over MPI ranks each
+  /// rank's rows_of_rank share. Square matrix: every row against every column (the symmetric
+  /// scheme's half of the work needs every row block); table: the pairs (a, b) with a in range.
   int64_t first_row = 0, end_row = -1;
 
   // Windowed table only (ignored by the square matrix), PLINK 1.9 defaults.

@@ -3,8 +3,10 @@
 // Layer: formats (src/formats), above stats: writes statistics' results; cli and capi call it.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "panoramix/genotype_source.hpp"
@@ -47,11 +49,16 @@ class ld_table_writer {
   ld_table_writer(output_group& out, const std::string& prefix, const genotype_source& data,
                   const chromosome_set& chroms, ld_statistic stat,
                   const std::vector<double>* freqs);
+  /// The same lines handed to `write` (a rank's share of the table over MPI ranks); the header
+  /// only with `header`.
+  ld_table_writer(std::function<void(std::string_view)> write, const genotype_source& data,
+                  const chromosome_set& chroms, ld_statistic stat, const std::vector<double>* freqs,
+                  bool header);
   void write(std::span<const ld_pair> pairs);
   int64_t rows() const { return rows_; }
 
  private:
-  output_file& file_;
+  std::function<void(std::string_view)> write_;
   const genotype_source& data_;
   const std::vector<double>* freqs_;
   std::vector<std::string> chrom_;  // PLINK code per kept variant

@@ -1,6 +1,13 @@
 // panoramix ld: linkage disequilibrium (PLINK 1.9 --r / --r2).
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "cli/common.hpp"
 #include "panoramix/error.hpp"
@@ -64,6 +71,65 @@ void write_square_over_ranks(const executor& exec, const genotype_source& data, 
   comm.barrier();  // every rank's rows are in the file
   if (comm.rank() == 0) out.commit_all();
   log.message("Written: " + prefix + ".ld.bin");
+}
+
+// The pair table over the ranks of an MPI launch: each rank lists the pairs (a, b) of its
+// rows_of_rank share of the a's into an unnamed file beside the output (unlinked at once: nothing
+// is left behind whatever happens), then, once every rank knows where its lines start (the sizes of
+// the ranks before it), copies them to their place in rank 0's temporary, which rank 0 commits.
+int64_t write_table_over_ranks(const executor& exec, const genotype_source& data, ld_options o,
+                               const std::vector<double>* freqs, const std::string& prefix, run_log& log) {
+  const communicator& comm = exec.comm();
+  const sample_range mine = rows_of_rank(data.n_variants(), comm.rank(), comm.size());
+  o.first_row = mine.first, o.end_row = mine.first + mine.count;
+  const std::string part_path = prefix + ".ld.part" + std::to_string(comm.rank()) + ".tmp." + std::to_string(::getpid());
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> part(std::fopen(part_path.c_str(), "w+b"), &std::fclose);
+  if (!part) throw io_error("cannot write '" + part_path + "': " + std::strerror(errno));
+  std::remove(part_path.c_str());
+  auto fail = [&] { throw io_error("error writing '" + prefix + ".ld' (this rank's part): " + std::strerror(errno)); };
+  int64_t pairs = 0;
+  {
+    ld_table_writer writer(
+        [&](std::string_view text) {
+          if (std::fwrite(text.data(), 1, text.size(), part.get()) != text.size()) fail();
+        },
+        data, o.chromosomes, o.stat, freqs, /*header=*/comm.rank() == 0);
+    log.begin("linkage disequilibrium");
+    compute_ld_table(exec, data, o, [&](std::span<const ld_pair> p) { writer.write(p); }, &log);
+    log.end();
+    pairs = writer.rows();
+  }
+  if (std::fflush(part.get()) != 0) fail();
+  const int64_t bytes = ::ftello(part.get());
+  std::vector<int64_t> sizes(static_cast<size_t>(comm.size()));
+  comm.all_gather(&bytes, sizeof bytes, sizes.data());
+  uint64_t at = 0;
+  for (int r = 0; r < comm.rank(); ++r) at += static_cast<uint64_t>(sizes[r]);
+  output_group out;
+  std::string temporary;
+  output_file* file = nullptr;  // rank 0's
+  if (comm.rank() == 0) file = &out.add(prefix + ".ld"), temporary = file->temporary_path();
+  int64_t length = static_cast<int64_t>(temporary.size());
+  comm.broadcast(&length, sizeof length, 0);
+  temporary.resize(static_cast<size_t>(length));
+  comm.broadcast(temporary.data(), length, 0);
+  {
+    std::unique_ptr<output_part> share;
+    if (comm.rank() != 0) share = std::make_unique<output_part>(temporary, prefix + ".ld");
+    std::vector<char> piece(size_t{64} << 20);
+    std::rewind(part.get());
+    for (int64_t done = 0; done < bytes;) {
+      const size_t want = static_cast<size_t>(std::min<int64_t>(bytes - done, static_cast<int64_t>(piece.size())));
+      if (std::fread(piece.data(), 1, want, part.get()) != want) fail();
+      if (share) share->write_at(at + static_cast<uint64_t>(done), piece.data(), want);
+      else file->write_at(at + static_cast<uint64_t>(done), piece.data(), want);
+      done += static_cast<int64_t>(want);
+    }
+  }
+  comm.sum(&pairs, 1);
+  comm.barrier();  // every rank's lines are in the file
+  if (comm.rank() == 0) out.commit_all();
+  return pairs;
 }
 
 }  // namespace
@@ -156,9 +222,6 @@ void add_ld_command(CLI::App& app, int argc, char** argv, int& status) {
       check_ld_options(o);  // before reading anything
 
       const communicator& world = communicator::world();
-      if (world.distributed() && !square)
-        throw input_error("ld's table runs as one process; over " + std::to_string(world.size()) +
-                          " MPI processes only --r2/--r square splits its rows");
       auto data = open_input(*opt, log);
       const executor exec = make_executor(*opt, log);
       const std::string what = o.stat == ld_statistic::r2 ? "r2" : "r";
@@ -193,6 +256,12 @@ void add_ld_command(CLI::App& app, int argc, char** argv, int& status) {
                              : ": --ld-window " + std::to_string(o.window_variants) +
                                    ", --ld-window-kb " + fmt_g(double(o.window_bp) / 1000)) +
                   ", --ld-window-r2 " + fmt_g(o.window_r2));
+      if (world.distributed()) {
+        const int64_t pairs = write_table_over_ranks(exec, *data, o, with_freqs ? &freqs : nullptr, opt->out, log);
+        log.message(std::to_string(pairs) + " pairs written to " + opt->out + ".ld (rows split over " +
+                    std::to_string(world.size()) + " ranks)");
+        return;
+      }
       ld_table_writer writer(out, opt->out, *data, o.chromosomes, o.stat,
                              with_freqs ? &freqs : nullptr);
       log.begin("linkage disequilibrium");

@@ -187,7 +187,13 @@ void ld_bin_writer::write_rows(int64_t first_row, int64_t n_rows, const double* 
 ld_table_writer::ld_table_writer(output_group& out, const std::string& prefix,
                                  const genotype_source& data, const chromosome_set& chroms,
                                  ld_statistic stat, const std::vector<double>* freqs)
-    : file_(out.add(prefix + ".ld")), data_(data), freqs_(freqs) {
+    : ld_table_writer([&file = out.add(prefix + ".ld")](std::string_view text) { file.write(text); }, data, chroms,
+                      stat, freqs, true) {}
+
+ld_table_writer::ld_table_writer(std::function<void(std::string_view)> write, const genotype_source& data,
+                                 const chromosome_set& chroms, ld_statistic stat, const std::vector<double>* freqs,
+                                 bool header)
+    : write_(std::move(write)), data_(data), freqs_(freqs) {
   const int64_t m = data.n_variants();
   PMX_EXPECTS(!freqs || static_cast<int64_t>(freqs->size()) == m, "one frequency per variant");
   chrom_.resize(static_cast<size_t>(m));
@@ -208,7 +214,7 @@ ld_table_writer::ld_table_writer(output_group& out, const std::string& prefix,
   if (freqs_) h += "      MAF_B";
   h += std::string(11, ' ');
   h += stat == ld_statistic::r2 ? "R2 \n" : " R \n";
-  file_.write(h);
+  if (header) write_(h);
 }
 
 void ld_table_writer::write(std::span<const ld_pair> pairs) {
@@ -244,7 +250,7 @@ void ld_table_writer::write(std::span<const ld_pair> pairs) {
     *o++ = '\n';
     buf_.append(line.data(), static_cast<size_t>(o - line.data()));
   }
-  file_.write(buf_);
+  write_(buf_);
   rows_ += static_cast<int64_t>(pairs.size());
 }
 

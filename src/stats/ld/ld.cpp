@@ -635,17 +635,21 @@ void compute_ld_table(const executor& exec, const genotype_source& data, const l
     });
     set ^= 1;
   };
-  int64_t start = 0;
-  while (start < m) {
+  // Rows [row0, row1): all, or an MPI rank's share (their windows reach beyond it).
+  const int64_t row0 = opt.first_row, row1 = opt.end_row < 0 ? m : opt.end_row;
+  PMX_EXPECTS(row0 >= 0 && row0 <= row1 && row1 <= m, "LD rows out of range");
+  const double rows_all = double(std::max<int64_t>(row1 - row0, 1));
+  int64_t start = row0;
+  while (start < row1) {
     const int64_t c1 = std::min(m, start + chunk);
     int64_t r1 = start;
-    while (r1 < m && end[r1] <= c1) ++r1;
+    while (r1 < row1 && end[r1] <= c1) ++r1;
     if (r1 == start) {  // this row's window is longer than a chunk
-      const int64_t na = std::min(a, m - start);
+      const int64_t na = std::min(a, row1 - start);
       streamed_block(start, na, found_sets[set][0]);
       emit(1);
       start += na;
-      report(progress, "linkage disequilibrium", double(start) / double(m));
+      report(progress, "linkage disequilibrium", double(start - row0) / rows_all);
       continue;
     }
     const prepared_rows C = prepare(exec, src.load(start, c1 - start).view());
@@ -673,8 +677,7 @@ void compute_ld_table(const executor& exec, const genotype_source& data, const l
         for (int64_t k = 0; k < nk; ++k) run(exec, k, spaces[0]);
       }
       emit(nk);
-      report(progress, "linkage disequilibrium",
-             double(std::min(r1, start + (k0 + nk) * a)) / double(m));
+      report(progress, "linkage disequilibrium", double(std::min(r1, start + (k0 + nk) * a) - row0) / rows_all);
     }
     start = r1;
   }

@@ -2,10 +2,12 @@
 // data: each rank computes its share of the rows against every column and writes them at their
 // place in the one .ld.bin, which must be the same bytes (every value comes from exact integer
 // sums and the same double operations, whatever the split). Data with missing calls and a variant
-// count no rank count divides; a launch with more ranks than variants (ranks without rows); the
-// windowed table refused over ranks with a message and a non-zero exit, leaving no .ld.
+// count no rank count divides; a launch with more ranks than variants (ranks without rows). The
+// pair table likewise: each rank lists the pairs of its share of the first variants and the lines
+// land in order in the one .ld — the same bytes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -52,12 +54,24 @@ TEST(LdRanks, SquareSplitOverRanksIsTheSameBytes) {
     for (const auto& f : std::filesystem::directory_iterator(d))  // no temporary left behind
       EXPECT_EQ(f.path().string().find(".tmp."), std::string::npos) << f.path();
   }
-  // The windowed table does not split: refused, nothing written.
-  const std::string table = d + "/table";
-  EXPECT_NE(run(mpirun(2) + " ld --bfile " + shq(sim) + " --r2 --out " + shq(table), table + ".stdout"), 0);
-  EXPECT_NE(read_text(table + ".stdout").find("only --r2/--r square splits its rows"), std::string::npos)
-      << read_text(table + ".stdout");
-  EXPECT_FALSE(std::filesystem::exists(table + ".ld"));
+  // The pair table: each rank lists its rows' pairs, rank 0's temporary gets them in order. The
+  // default window, a wide one with frequencies, and --inter-chr with --memory 1 (rows whose
+  // windows exceed a chunk stream their partners).
+  for (const std::string& args : {std::string("--r2"),
+                                  std::string("--r2 with-freqs --ld-window 99999 --ld-window-kb 1000 --ld-window-r2 0"),
+                                  std::string("--r inter-chr --ld-window-r2 0.05 --memory 1")})
+    for (int np : {2, 3}) {
+      const std::string one = d + "/table_one", split = d + "/table_np" + std::to_string(np);
+      ASSERT_EQ(panoramix("ld --bfile " + shq(sim) + " " + args + " --threads 1 --out " + shq(one)), 0) << args;
+      ASSERT_EQ(run(mpirun(np) + " ld --bfile " + shq(sim) + " " + args + " --out " + shq(split), split + ".stdout"), 0)
+          << read_text(split + ".stdout");
+      const std::string a = read_text(one + ".ld"), b = read_text(split + ".ld");
+      EXPECT_GT(std::count(a.begin(), a.end(), '\n'), 100) << args;
+      EXPECT_TRUE(a == b) << args << ", " << np << " ranks: " << a.size() << " and " << b.size() << " bytes";
+      EXPECT_NE(read_text(split + ".log").find("rows split over " + std::to_string(np) + " ranks"), std::string::npos);
+    }
+  for (const auto& f : std::filesystem::directory_iterator(d))  // no temporary or part left behind
+    EXPECT_EQ(f.path().string().find(".tmp."), std::string::npos) << f.path();
 }
 
 }  // namespace
