@@ -59,6 +59,26 @@ class output_part {
   int fd_ = -1;
 };
 
+class communicator;
+
+/// One output file that every rank of a run writes parts of, at their offsets: rank 0 makes the
+/// temporary (an output_file), the others open it (output_part). commit() is collective: once
+/// every rank has written, rank 0 renames it; until then, and on failure, nothing looks complete.
+class rank_shared_output {
+ public:
+  rank_shared_output(const communicator& comm, const std::string& path);
+  ~rank_shared_output();
+  rank_shared_output(const rank_shared_output&) = delete;
+  rank_shared_output& operator=(const rank_shared_output&) = delete;
+  void write_at(uint64_t offset, const void* data, size_t bytes);
+  void commit();
+
+ private:
+  const communicator& comm_;
+  std::unique_ptr<output_file> file_;  // rank 0's
+  std::unique_ptr<output_part> part_;  // the others'
+};
+
 /// A set of outputs that land together: commit_all() renames every file only after all were
 /// written. Removing the temporaries of all on failure keeps "nothing half-written".
 class output_group {

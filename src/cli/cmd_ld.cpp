@@ -46,30 +46,18 @@ void write_square_over_ranks(const executor& exec, const genotype_source& data, 
   log.message("LD " + what + " square: " + std::to_string(m) + " x " + std::to_string(m) + " float64 (" +
               fmt_g(double(m) * double(m) * 8 / 1e9) + " GB) to " + prefix + ".ld.bin, rows split over " +
               std::to_string(comm.size()) + " ranks");
-  output_group out;
-  std::string temporary;
-  output_file* file = nullptr;  // rank 0's
-  if (comm.rank() == 0) file = &out.add(prefix + ".ld.bin"), temporary = file->temporary_path();
-  int64_t length = static_cast<int64_t>(temporary.size());
-  comm.broadcast(&length, sizeof length, 0);
-  temporary.resize(static_cast<size_t>(length));
-  comm.broadcast(temporary.data(), length, 0);
-  std::unique_ptr<output_part> part;
-  if (comm.rank() != 0) part = std::make_unique<output_part>(temporary, prefix + ".ld.bin");
+  rank_shared_output file(comm, prefix + ".ld.bin");
   const uint64_t row_bytes = static_cast<uint64_t>(m) * sizeof(double);
   log.begin("linkage disequilibrium");
   compute_ld_square(
       exec, data, o,
       [&](int64_t first, int64_t rows, const double* v) {
         const uint64_t at = static_cast<uint64_t>(first) * row_bytes, bytes = static_cast<uint64_t>(rows) * row_bytes;
-        if (part) part->write_at(at, v, bytes);
-        else file->write_at(at, v, bytes);
+        file.write_at(at, v, bytes);
       },
       &log);
   log.end();
-  part.reset();
-  comm.barrier();  // every rank's rows are in the file
-  if (comm.rank() == 0) out.commit_all();
+  file.commit();
   log.message("Written: " + prefix + ".ld.bin");
 }
 
@@ -105,30 +93,17 @@ int64_t write_table_over_ranks(const executor& exec, const genotype_source& data
   comm.all_gather(&bytes, sizeof bytes, sizes.data());
   uint64_t at = 0;
   for (int r = 0; r < comm.rank(); ++r) at += static_cast<uint64_t>(sizes[r]);
-  output_group out;
-  std::string temporary;
-  output_file* file = nullptr;  // rank 0's
-  if (comm.rank() == 0) file = &out.add(prefix + ".ld"), temporary = file->temporary_path();
-  int64_t length = static_cast<int64_t>(temporary.size());
-  comm.broadcast(&length, sizeof length, 0);
-  temporary.resize(static_cast<size_t>(length));
-  comm.broadcast(temporary.data(), length, 0);
-  {
-    std::unique_ptr<output_part> share;
-    if (comm.rank() != 0) share = std::make_unique<output_part>(temporary, prefix + ".ld");
-    std::vector<char> piece(size_t{64} << 20);
-    std::rewind(part.get());
-    for (int64_t done = 0; done < bytes;) {
-      const size_t want = static_cast<size_t>(std::min<int64_t>(bytes - done, static_cast<int64_t>(piece.size())));
-      if (std::fread(piece.data(), 1, want, part.get()) != want) fail();
-      if (share) share->write_at(at + static_cast<uint64_t>(done), piece.data(), want);
-      else file->write_at(at + static_cast<uint64_t>(done), piece.data(), want);
-      done += static_cast<int64_t>(want);
-    }
+  rank_shared_output file(comm, prefix + ".ld");
+  std::vector<char> piece(size_t{64} << 20);
+  std::rewind(part.get());
+  for (int64_t done = 0; done < bytes;) {
+    const size_t want = static_cast<size_t>(std::min<int64_t>(bytes - done, static_cast<int64_t>(piece.size())));
+    if (std::fread(piece.data(), 1, want, part.get()) != want) fail();
+    file.write_at(at + static_cast<uint64_t>(done), piece.data(), want);
+    done += static_cast<int64_t>(want);
   }
   comm.sum(&pairs, 1);
-  comm.barrier();  // every rank's lines are in the file
-  if (comm.rank() == 0) out.commit_all();
+  file.commit();
   return pairs;
 }
 

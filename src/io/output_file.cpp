@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "panoramix/communicator.hpp"
 #include "panoramix/error.hpp"
 
 namespace pmx {
@@ -95,6 +96,29 @@ output_part::~output_part() {
 }
 
 void output_part::write_at(uint64_t offset, const void* data, size_t bytes) { pwrite_all(fd_, offset, data, bytes, path_); }
+
+rank_shared_output::rank_shared_output(const communicator& comm, const std::string& path) : comm_(comm) {
+  std::string temporary;
+  if (comm.rank() == 0) file_ = std::make_unique<output_file>(path), temporary = file_->temporary_path();
+  int64_t length = static_cast<int64_t>(temporary.size());
+  comm.broadcast(&length, sizeof length, 0);  // the others open it only once it exists
+  temporary.resize(static_cast<size_t>(length));
+  comm.broadcast(temporary.data(), length, 0);
+  if (comm.rank() != 0) part_ = std::make_unique<output_part>(temporary, path);
+}
+
+rank_shared_output::~rank_shared_output() = default;
+
+void rank_shared_output::write_at(uint64_t offset, const void* data, size_t bytes) {
+  if (file_) file_->write_at(offset, data, bytes);
+  else part_->write_at(offset, data, bytes);
+}
+
+void rank_shared_output::commit() {
+  part_.reset();
+  comm_.barrier();  // every rank's parts are in the file
+  if (file_) file_->commit(), file_.reset();
+}
 
 void output_file::commit() {
   const bool ok = std::fflush(f_) == 0 && std::ferror(f_) == 0;
