@@ -133,6 +133,8 @@ void add_ld_command(CLI::App& app, int argc, char** argv, int& status) {
       "                             --inter-chr: every later variant, windows ignored.\n"
       "                             --with-freqs: MAF_A/MAF_B = A1 frequency (founders; every\n"
       "                             sample with --nonfounders).\n"
+      "  Under mpirun -np N the rows (first variants) are split over the ranks, each writing its\n"
+      "  part of the same files: the bytes of one process.\n"
       "  PLINK's modifiers are accepted after --r2/--r too: square, bin (= square), inter-chr,\n"
       "  with-freqs. The window flags are ignored with square.\n"
       "Examples:\n"
