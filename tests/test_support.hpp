@@ -106,6 +106,17 @@ double shifted_solve_error(const std::vector<double>& A, const std::vector<doubl
 /// tests): solves M X = B (M k×k, B k×m, row-major; B overwritten by X), returns log|det M|.
 long double ld_solve(std::vector<long double> M, std::vector<long double>& B, int64_t k, int64_t m);
 
+#ifdef PMX_MPIEXEC
+/// The command that starts the panoramix binary as `np` ranks under the build's MPI launcher
+/// (tests of commands split over ranks; PMX_MPIEXEC from tests/CMakeLists.txt): Open MPI allowed
+/// as root (CI containers), more ranks than cores, one OpenMP thread per rank.
+inline std::string mpirun_panoramix(int np) {
+  return std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
+                     "OMP_NUM_THREADS=1 ") +
+         PMX_MPIEXEC + " -n " + std::to_string(np) + " " + PMX_BINARY;
+}
+#endif
+
 }  // namespace pmx::test
 
 /// Declares `var` = the path of ../shared/data/`rel`, or skips the test saying that it is absent.

@@ -24,6 +24,13 @@
 
 namespace pmx::ridge_ranks_cases {
 
+// An executor whose ops work across every rank of this launch.
+inline executor on_world(backend b, int threads) {
+  executor e(b, threads);
+  e.set_communicator(communicator::world());
+  return e;
+}
+
 struct shape {
   int64_t n, traits, tile;
 };

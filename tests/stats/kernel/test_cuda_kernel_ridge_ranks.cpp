@@ -12,12 +12,6 @@
 namespace pmx {
 namespace {
 
-executor gpu_on_world() {
-  executor e(backend::cuda, 2);
-  e.set_communicator(communicator::world());
-  return e;
-}
-
 // Every rank skips together (the same machine answers the same).
 #define PMX_REQUIRE_GPU_PER_RANK()                                                                    \
   do {                                                                                                \
@@ -29,7 +23,7 @@ executor gpu_on_world() {
 
 TEST(CudaKernelRidgeRanks, LowPrecisionsMatchTheDenseSolve) {
   PMX_REQUIRE_GPU_PER_RANK();
-  const executor gpu = gpu_on_world();
+  const executor gpu = ridge_ranks_cases::on_world(backend::cuda, 2);
   uint64_t seed = 11;
   for (const auto& s : ridge_ranks_cases::shapes()) {
     ridge_ranks_cases::check(gpu, s, solve_precision::fp32, true, seed);
@@ -41,7 +35,7 @@ TEST(CudaKernelRidgeRanks, LowPrecisionsMatchTheDenseSolve) {
 
 TEST(CudaKernelRidgeRanks, FactorResidualAndNormEqualTheDenseOps) {
   PMX_REQUIRE_GPU_PER_RANK();
-  const executor gpu = gpu_on_world();
+  const executor gpu = ridge_ranks_cases::on_world(backend::cuda, 2);
   const communicator& c = gpu.comm();
   const executor one(backend::cpu, 1);
   ridge_ranks_cases::check_layout_and_map(gpu);
@@ -71,7 +65,7 @@ TEST(CudaKernelRidgeRanks, FactorResidualAndNormEqualTheDenseOps) {
 
 TEST(CudaKernelRidgeRanks, NotPositiveDefiniteThrowsOnEveryRank) {
   PMX_REQUIRE_GPU_PER_RANK();
-  const executor gpu = gpu_on_world();
+  const executor gpu = ridge_ranks_cases::on_world(backend::cuda, 2);
   if (gpu.comm().distributed() && !distributed_cholesky_compiled_in())
     GTEST_SKIP() << "the FP64 fallback over ranks needs ScaLAPACK (Debian: libscalapack-openmpi-dev)";
   ridge_ranks_cases::check_not_positive_definite(gpu, solve_precision::adaptive);

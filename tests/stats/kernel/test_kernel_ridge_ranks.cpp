@@ -9,17 +9,11 @@
 namespace pmx {
 namespace {
 
-executor cpu_on_world() {
-  executor e(backend::cpu, 1);
-  e.set_communicator(communicator::world());
-  return e;
-}
-
 bool scalapack_missing() { return communicator::world().distributed() && !distributed_cholesky_compiled_in(); }
 
 TEST(KernelRidgeRanks, MatchesTheDenseSolveOnOneProcess) {
   if (scalapack_missing()) GTEST_SKIP() << "this build has no ScaLAPACK (Debian: libscalapack-openmpi-dev)";
-  const executor exec = cpu_on_world();
+  const executor exec = ridge_ranks_cases::on_world(backend::cpu, 1);
   const bool alone = !exec.comm().distributed();  // alone, the low precisions run on the cpu backend
   uint64_t seed = 11;
   for (const auto& s : ridge_ranks_cases::shapes()) {
@@ -29,7 +23,7 @@ TEST(KernelRidgeRanks, MatchesTheDenseSolveOnOneProcess) {
 }
 
 TEST(KernelRidgeRanks, LayoutAndPrecisionMapOfTheWholeMatrix) {
-  const executor exec = cpu_on_world();
+  const executor exec = ridge_ranks_cases::on_world(backend::cpu, 1);
   ridge_ranks_cases::check_layout_and_map(exec);
   if (exec.comm().distributed()) {  // the tile factor over ranks is the GPUs'
     const int64_t n = 64, tile = 16;
@@ -43,7 +37,7 @@ TEST(KernelRidgeRanks, LayoutAndPrecisionMapOfTheWholeMatrix) {
 
 TEST(KernelRidgeRanks, NotPositiveDefiniteThrowsOnEveryRank) {
   if (scalapack_missing()) GTEST_SKIP() << "this build has no ScaLAPACK (Debian: libscalapack-openmpi-dev)";
-  const executor exec = cpu_on_world();
+  const executor exec = ridge_ranks_cases::on_world(backend::cpu, 1);
   ridge_ranks_cases::check_not_positive_definite(exec, solve_precision::fp64);
   ridge_ranks_cases::check_not_positive_definite(exec, solve_precision::adaptive);
 }

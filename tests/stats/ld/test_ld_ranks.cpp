@@ -16,18 +16,12 @@
 namespace pmx {
 namespace {
 
+using test::mpirun_panoramix;
 using test::panoramix;
 using test::read_text;
 using test::run;
 using test::shq;
 using test::work;
-
-std::string mpirun(int np) {
-  // Open MPI refuses root unless told (CI containers); more ranks than cores are allowed.
-  return std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
-                     "OMP_NUM_THREADS=1 ") +
-         PMX_MPIEXEC + " -n " + std::to_string(np) + " " + PMX_BINARY;
-}
 
 TEST(LdRanks, SquareSplitOverRanksIsTheSameBytes) {
   if (std::string(PMX_MPIEXEC).empty()) GTEST_SKIP() << "this build has no MPI (Debian: libopenmpi-dev)";
@@ -44,7 +38,7 @@ TEST(LdRanks, SquareSplitOverRanksIsTheSameBytes) {
     const std::string tag = std::filesystem::path(j.data).filename().string() + j.stat.substr(2) + "_np" + std::to_string(j.np);
     const std::string one = d + "/one_" + tag, split = d + "/split_" + tag;
     ASSERT_EQ(panoramix("ld --bfile " + shq(j.data) + " " + j.stat + " square --threads 1 --out " + shq(one)), 0);
-    ASSERT_EQ(run(mpirun(j.np) + " ld --bfile " + shq(j.data) + " " + j.stat + " square --out " + shq(split), split + ".stdout"), 0)
+    ASSERT_EQ(run(mpirun_panoramix(j.np) + " ld --bfile " + shq(j.data) + " " + j.stat + " square --out " + shq(split), split + ".stdout"), 0)
         << read_text(split + ".stdout");
     const std::string a = read_text(one + ".ld.bin"), b = read_text(split + ".ld.bin");
     EXPECT_FALSE(a.empty()) << tag;
@@ -63,7 +57,7 @@ TEST(LdRanks, SquareSplitOverRanksIsTheSameBytes) {
     for (int np : {2, 3}) {
       const std::string one = d + "/table_one", split = d + "/table_np" + std::to_string(np);
       ASSERT_EQ(panoramix("ld --bfile " + shq(sim) + " " + args + " --threads 1 --out " + shq(one)), 0) << args;
-      ASSERT_EQ(run(mpirun(np) + " ld --bfile " + shq(sim) + " " + args + " --out " + shq(split), split + ".stdout"), 0)
+      ASSERT_EQ(run(mpirun_panoramix(np) + " ld --bfile " + shq(sim) + " " + args + " --out " + shq(split), split + ".stdout"), 0)
           << read_text(split + ".stdout");
       const std::string a = read_text(one + ".ld"), b = read_text(split + ".ld");
       EXPECT_GT(std::count(a.begin(), a.end(), '\n'), 100) << args;

@@ -18,19 +18,13 @@
 namespace pmx {
 namespace {
 
+using test::mpirun_panoramix;
 using test::panoramix;
 using test::read_doubles;
 using test::read_text;
 using test::run;
 using test::shq;
 using test::work;
-
-std::string mpirun(int np) {
-  // Open MPI refuses root unless told (CI containers); more ranks than cores are allowed.
-  return std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
-                     "OMP_NUM_THREADS=1 ") +
-         PMX_MPIEXEC + " -n " + std::to_string(np) + " " + PMX_BINARY;
-}
 
 double largest_relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
   double worst = 0, scale = 0;
@@ -59,10 +53,10 @@ TEST(GrmRanks, SplitOverRanksEqualsOneProcess) {
     for (int np : {2, 3}) {
       const std::string split = d + "/np" + std::to_string(np) + "_" + method;
       const std::string args = " grm --bfile " + shq(sim) + " --method " + method + " --device cpu --out ";
-      ASSERT_EQ(run(mpirun(np) + args + shq(split) + " --format gcta", split + ".stdout"), 0) << read_text(split + ".stdout");
+      ASSERT_EQ(run(mpirun_panoramix(np) + args + shq(split) + " --format gcta", split + ".stdout"), 0) << read_text(split + ".stdout");
       EXPECT_EQ(read_text(split + ".grm.N.bin"), read_text(one + ".grm.N.bin")) << method << " np " << np;
       EXPECT_EQ(read_text(split + ".grm.id"), read_text(one + ".grm.id"));
-      ASSERT_EQ(run(mpirun(np) + args + shq(split), split + ".stdout"), 0) << read_text(split + ".stdout");
+      ASSERT_EQ(run(mpirun_panoramix(np) + args + shq(split), split + ".stdout"), 0) << read_text(split + ".stdout");
       const std::vector<double> a = read_doubles(split + ".rel.bin"), b = read_doubles(one + ".rel.bin");
       ASSERT_EQ(a.size(), 301u * 301u);
       ASSERT_EQ(b.size(), a.size());
@@ -72,7 +66,7 @@ TEST(GrmRanks, SplitOverRanksEqualsOneProcess) {
         for (int64_t j = 0; j < i; ++j) asymmetric += std::memcmp(&a[i * 301 + j], &a[j * 301 + i], 8) != 0;
       EXPECT_EQ(asymmetric, 0) << method << " np " << np;
       // PLINK's text triangle: the same lines, values within the 6 digits printed.
-      ASSERT_EQ(run(mpirun(np) + args + shq(split) + " --format rel", split + ".stdout"), 0) << read_text(split + ".stdout");
+      ASSERT_EQ(run(mpirun_panoramix(np) + args + shq(split) + " --format rel", split + ".stdout"), 0) << read_text(split + ".stdout");
       if (np == 2) {
         ASSERT_EQ(panoramix("grm --bfile " + shq(sim) + " --method " + method + " --format rel --threads 1 --out " + shq(one)), 0);
       }
@@ -98,7 +92,7 @@ TEST(GrmRanks, ARankWithoutRowsStillAddsItsVariants) {
     const std::string one = d + "/one_" + method, split = d + "/np4_" + method;
     const std::string args = " grm --bfile " + shq(sim) + " --method " + method + " --format gcta --device cpu --out ";
     ASSERT_EQ(panoramix(args.substr(1) + shq(one)), 0);
-    ASSERT_EQ(run(mpirun(4) + args + shq(split), split + ".stdout"), 0) << read_text(split + ".stdout");
+    ASSERT_EQ(run(mpirun_panoramix(4) + args + shq(split), split + ".stdout"), 0) << read_text(split + ".stdout");
     EXPECT_EQ(read_text(split + ".grm.N.bin"), read_text(one + ".grm.N.bin")) << method;
     const std::string a = read_text(split + ".grm.bin"), b = read_text(one + ".grm.bin");
     ASSERT_EQ(a.size(), 15u * sizeof(float));
@@ -115,7 +109,7 @@ TEST(GrmRanks, ARankWithoutRowsStillAddsItsVariants) {
 TEST(GrmRanks, AnErrorOnTheRanksEndsTheRunNonZero) {
   if (std::string(PMX_MPIEXEC).empty()) GTEST_SKIP() << "this build has no MPI (Debian: libopenmpi-dev)";
   const std::string out = work().path("grm_ranks_missing");
-  EXPECT_NE(run(mpirun(2) + " grm --bfile " + shq(out + "_absent") + " --device cpu --out " + shq(out), out + ".stdout"), 0);
+  EXPECT_NE(run(mpirun_panoramix(2) + " grm --bfile " + shq(out + "_absent") + " --device cpu --out " + shq(out), out + ".stdout"), 0);
   EXPECT_NE(read_text(out + ".stdout").find("Error"), std::string::npos);
 }
 
