@@ -26,8 +26,10 @@
 #include <cuda_fp8.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,15 @@ int blocks_for(int64_t items) { return static_cast<int>(std::min<int64_t>((items
 // rank j mod ranks); lc itself on one rank.
 __host__ __device__ inline int64_t global_column(int64_t lc, int64_t T, int rank, int ranks) {
   return ((lc / T) * ranks + rank) * T + lc % T;
+}
+
+// R's rows at this rank's columns: R = Y − P − shift·W, P = (its columns of A)ᵀ W (width × m).
+__global__ void residual_rows_kernel(const double* P, int64_t width, int64_t m, const double* Y, const double* W,
+                                     int64_t n, int64_t T, int rank, int ranks, double shift, double* R) {
+  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < width * m; t += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t c = t / width, g = c * n + global_column(t % width, T, rank, ranks);
+    R[g] = __dsub_rn(__dsub_rn(Y[g], P[t]), __dmul_rn(shift, W[g]));  // no contraction: the host's rounding
+  }
 }
 
 // This rank's columns of L (np × wp, lower part) = A + shift·I on [0, n)², identity beyond; the
@@ -342,6 +353,56 @@ struct look_ahead {
   look_ahead& operator=(const look_ahead&) = delete;
 };
 
+// With PMX_TILE_TRACE set, the GPU time of the factorisation's critical-path pieces on this rank
+// (timing events on its streams, summed over the steps) — where a step waits, for the benchmarks.
+class chain_trace {
+ public:
+  enum piece { idle, column, stall, rest, diagonal, panel, broadcast, convert, pieces };
+  chain_trace() : on_(std::getenv("PMX_TILE_TRACE") != nullptr) {}
+  ~chain_trace() {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  }
+  chain_trace(const chain_trace&) = delete;
+  chain_trace& operator=(const chain_trace&) = delete;
+  // An event recorded on `stream` now (null when off).
+  cudaEvent_t tick(cudaStream_t stream) {
+    if (!on_) return nullptr;
+    cudaEvent_t e = nullptr;
+    PMX_CUDA_CHECK(cudaEventCreate(&e));
+    events_.push_back(e);
+    PMX_CUDA_CHECK(cudaEventRecord(e, stream));
+    return e;
+  }
+  void add(piece p, cudaEvent_t from, cudaEvent_t to) {
+    if (from && to) spans_.push_back({p, from, to});
+  }
+  // The sums as stages (once the streams are synchronised).
+  void report(std::vector<std::pair<std::string, double>>& stages) const {
+    if (!on_) return;
+    static const char* names[pieces] = {"trace: updates waiting for a panel", "trace: next column's update (owner)",
+                                        "trace: updates waiting for diagonal + panel (owner)",
+                                        "trace: updates of the columns beyond",
+                                        "trace: diagonal factor + inverse (owner)", "trace: panel solve (owner)",
+                                        "trace: panel broadcast (incl. waiting)", "trace: operand conversions"};
+    std::array<double, pieces> sum{};
+    for (const span& x : spans_) {
+      float ms = 0;
+      PMX_CUDA_CHECK(cudaEventElapsedTime(&ms, x.from, x.to));
+      sum[x.p] += ms / 1e3;
+    }
+    for (int p = 0; p < pieces; ++p) stages.emplace_back(std::string("  ") + names[p], sum[p]);
+  }
+
+ private:
+  struct span {
+    piece p;
+    cudaEvent_t from, to;
+  };
+  bool on_;
+  std::vector<cudaEvent_t> events_;
+  std::vector<span> spans_;
+};
+
 class device_factor final : public tile_cholesky::factor {
  public:
   device_factor(const executor& exec, int64_t n, const double* A, int64_t lda, double shift,
@@ -474,38 +535,47 @@ class device_factor final : public tile_cholesky::factor {
   // Over ranks: forward substitution by tiles, each block's Σ_j L_kj y_j summed over the ranks to
   // the owner of block k (NCCL), which solves y_k; backward, the owner of block k solves x_k from
   // the Σ_i L_ikᵀ x_i the ranks' columns gathered and broadcasts it. Every rank ends with all of x.
-  // The chain from block to block holds only T × T products and the collectives: the products of
-  // the rest of a column (forward) or of a tile row (backward), which read the factor, run on a
-  // second stream, waited for only where their results are needed.
+  // The chain from block to block holds the T × T products, the collectives and the products with
+  // the next H = 2·ranks blocks of a column (forward) or tile row (backward), the "head"; the rest of
+  // the column or row, which reads most of the factor, runs on the context's stream into its own
+  // sums, waited for only H blocks later — so reading the factor (at memory speed) overlaps the
+  // chain instead of lying on it. The chain's stream has the highest priority: its small kernels
+  // and collectives take SMs as the rest products' blocks drain instead of queueing behind them.
   void solve_over_ranks(double* B, int64_t ldb, int64_t m) const {
     detail::cuda_scope scope(exec_);
-    cudaStream_t s = scope.ctx.stream;
     if (!aux_stream_) {
-      PMX_CUDA_CHECK(cudaStreamCreateWithFlags(&aux_stream_, cudaStreamNonBlocking));
+      int least = 0, greatest = 0;
+      PMX_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+      PMX_CUDA_CHECK(cudaStreamCreateWithPriority(&aux_stream_, cudaStreamNonBlocking, greatest));
       PMX_CUBLAS_CHECK(cublasCreate(&aux_blas_));
       PMX_CUBLAS_CHECK(cublasSetStream(aux_blas_, aux_stream_));
       aux_events_.resize(static_cast<size_t>(nt_ + 1));
       for (cudaEvent_t& e : aux_events_) PMX_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     }
-    cudaStream_t s2 = aux_stream_;
+    cudaStream_t s = aux_stream_, s2 = scope.ctx.stream;  // the chain; the rest products
+    cublasHandle_t h = aux_blas_, h2 = scope.ctx.blas;
+    PMX_CUBLAS_CHECK(cublasSetStream(h2, s2));
+    cudaEvent_t* ev = aux_events_.data();  // ev[k]: after step k's work on s2; ev[nt]: a stream's progress
+    PMX_CUDA_CHECK(cudaEventRecord(ev[nt_], s2));  // whatever the context's stream did before
+    PMX_CUDA_CHECK(cudaStreamWaitEvent(s, ev[nt_], 0));
+    const int64_t H = 2 * int64_t(ranks_);
     const int64_t lw = std::max<int64_t>(local_tiles_, 1) * T_;  // this rank's columns, padded
     double* dB = typed_buffer<double>(solve_b_, size_t(n_ * m));
-    float* X = typed_buffer<float>(solve_x_, size_t(3 * np_ * m + 3 * T_ * m + lw * m));
-    float *acc = X + np_ * m, *xs = acc + np_ * m, *blk = xs + np_ * m, *red = blk + T_ * m, *tmp = red + T_ * m;
-    // Backward: Σ_i L_ikᵀ x_i at this rank's columns (lw × m): the rest products' in c_loc (acc is
-    // free by then), the head products' in c_head (the two streams never add into the same place).
-    float *c_loc = acc, *c_head = tmp + T_ * m;
+    float* X = typed_buffer<float>(solve_x_, size_t(4 * np_ * m + 2 * T_ * m + 2 * lw * m));
+    // Forward: the head products' sums in acc (s), the rest products' in acc2 (s2).
+    float *acc = X + np_ * m, *acc2 = acc + np_ * m, *xs = acc2 + np_ * m, *blk = xs + np_ * m, *red = blk + T_ * m;
+    // Backward: Σ_i L_ikᵀ x_i at this rank's columns (lw × m): the rest products' in c_loc, the
+    // head products' in c_head.
+    float *c_loc = red + T_ * m, *c_head = c_loc + lw * m, *tmp = acc;
     PMX_CUDA_CHECK(cudaMemcpy2DAsync(dB, sizeof(double) * n_, B, sizeof(double) * ldb, sizeof(double) * n_, size_t(m),
                                      cudaMemcpyHostToDevice, s));
     to_float_kernel<<<blocks_for(np_ * m), threads_per_block, 0, s>>>(dB, n_, n_, np_, m, X);
     PMX_CUDA_CHECK_LAUNCH();
-    PMX_CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(float) * size_t(np_ * m), s));
-    cublasHandle_t h = scope.ctx.blas;
-    PMX_CUBLAS_CHECK(cublasSetStream(h, s));
+    PMX_CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(float) * size_t(2 * np_ * m), s));
+    PMX_CUDA_CHECK(cudaMemsetAsync(c_loc, 0, sizeof(float) * size_t(2 * lw * m), s));
     const float one = 1.0f, zero = 0.0f, minus_one = -1.0f;
     const int t = int(T_), mi = int(m), ld = int(np_);
     const size_t row_bytes = sizeof(float) * size_t(T_), ld_bytes = sizeof(float) * size_t(np_);
-    cudaEvent_t* ev = aux_events_.data();  // ev[k]: after step k's work on s2; ev[nt]: s's progress
     std::vector<char> recorded(static_cast<size_t>(nt_), 0);
     auto s2_after_s = [&] {  // s2 starts what follows once s is where it is now
       PMX_CUDA_CHECK(cudaEventRecord(ev[nt_], s));
@@ -513,59 +583,61 @@ class device_factor final : public tile_cholesky::factor {
     };
     int64_t last_rest = -1;  // this rank's latest column whose rest product went to s2
     for (int64_t k = 0; k < nt_; ++k) {  // L y = b
-      // Block k's sums here include the rest products of this rank's columns j <= k − 2 (s2, in
-      // order: the latest such column's event); column k − 1's head product is on s.
+      // Block k's sums: the head products of columns k − H .. k − 1 (s, in order) and the rest
+      // products of this rank's columns j <= k − H − 1 (s2, in order: the latest such column's event).
       int64_t wait = last_rest;
-      if (wait > k - 2) wait -= ranks_;
+      while (wait > k - H - 1) wait -= ranks_;
       if (wait >= 0 && recorded[wait]) PMX_CUDA_CHECK(cudaStreamWaitEvent(s, ev[wait], 0));
-      PMX_CUDA_CHECK(cudaMemcpy2DAsync(blk, row_bytes, acc + k * T_, ld_bytes, row_bytes, size_t(m),
-                                       cudaMemcpyDeviceToDevice, s));
+      PMX_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, &one, acc + k * T_, ld, &one, acc2 + k * T_, ld,
+                                   blk, t));
       detail::device_sum_to_root(exec_, scope.ctx, blk, red, T_ * m, int(k % ranks_), s);
       if (!mine(k)) continue;
-      PMX_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, &one, X + k * T_, ld, &minus_one, red, t, tmp, t));
-      PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, t, &one, inverse_ptr(k), t, tmp, t, &zero,
+      PMX_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, &one, X + k * T_, ld, &minus_one, red, t, blk, t));
+      PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, t, &one, inverse_ptr(k), t, blk, t, &zero,
                                    X + k * T_, ld));
-      if (k + 1 < nt_)  // head: the next block
-        PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, t, &one, tile_ptr(k + 1, k), ld, X + k * T_, ld,
-                                     &one, acc + (k + 1) * T_, ld));
-      const int64_t rest = np_ - (k + 2) * T_;
+      const int64_t head = std::min(H, nt_ - 1 - k) * T_, rest = np_ - (k + 1 + H) * T_;
+      if (head > 0)
+        PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(head), mi, t, &one, tile_ptr(k + 1, k), ld,
+                                     X + k * T_, ld, &one, acc + (k + 1) * T_, ld));
       if (rest > 0) {
         s2_after_s();
-        PMX_CUBLAS_CHECK(cublasSgemm(aux_blas_, CUBLAS_OP_N, CUBLAS_OP_N, int(rest), mi, t, &one, tile_ptr(k + 2, k), ld,
-                                     X + k * T_, ld, &one, acc + (k + 2) * T_, ld));
+        PMX_CUBLAS_CHECK(cublasSgemm(h2, CUBLAS_OP_N, CUBLAS_OP_N, int(rest), mi, t, &one, tile_ptr(k + 1 + H, k),
+                                     ld, X + k * T_, ld, &one, acc2 + (k + 1 + H) * T_, ld));
         PMX_CUDA_CHECK(cudaEventRecord(ev[k], s2));
         recorded[k] = 1, last_rest = k;
       }
     }
-    PMX_CUDA_CHECK(cudaEventRecord(ev[nt_], s2));  // every rest product done before acc becomes c_loc
-    PMX_CUDA_CHECK(cudaStreamWaitEvent(s, ev[nt_], 0));
-    PMX_CUDA_CHECK(cudaMemsetAsync(c_loc, 0, sizeof(float) * size_t(lw * m), s));
-    PMX_CUDA_CHECK(cudaMemsetAsync(c_head, 0, sizeof(float) * size_t(lw * m), s));
     std::fill(recorded.begin(), recorded.end(), 0);
     // Owned columns before column x (local columns [0, count)).
-    auto owned_before = [&](int64_t x) -> int64_t { return x > rank_ ? (x - rank_ + ranks_ - 1) / ranks_ : 0; };
+    auto owned_before = [&](int64_t x) -> int64_t {
+      return x > rank_ ? (std::min(x, nt_) - rank_ + ranks_ - 1) / ranks_ : 0;
+    };
     for (int64_t k = nt_ - 1; k >= 0; --k) {  // Lᵀ x = y
       if (mine(k)) {
-        // c_head holds x_{k+1}'s head product (s); c_loc the rest products of steps >= k + 2 (s2).
-        if (k + 2 < nt_ && recorded[k + 2]) PMX_CUDA_CHECK(cudaStreamWaitEvent(s, ev[k + 2], 0));
-        PMX_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, &one, X + k * T_, ld, &minus_one,
-                                     c_loc + (k / ranks_) * T_, int(lw), tmp, t));
-        PMX_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, &one, tmp, t, &minus_one,
-                                     c_head + (k / ranks_) * T_, int(lw), tmp, t));
+        // c_head holds the head products of x_{k+1} .. x_{k+H} (s); c_loc the rest products of the
+        // steps >= k + H + 1 (s2: the latest of them, step k + H + 1).
+        if (k + H + 1 < nt_ && recorded[k + H + 1]) PMX_CUDA_CHECK(cudaStreamWaitEvent(s, ev[k + H + 1], 0));
+        const int64_t lc = (k / ranks_) * T_;
+        PMX_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, &one, X + k * T_, ld, &minus_one, c_loc + lc,
+                                     int(lw), tmp, t));
+        PMX_CUBLAS_CHECK(cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, t, mi, &one, tmp, t, &minus_one, c_head + lc, int(lw),
+                                     tmp, t));
         PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, t, mi, t, &one, inverse_ptr(k), t, tmp, t, &zero, blk, t));
       }
       detail::device_broadcast(exec_, scope.ctx, blk, int64_t(row_bytes) * m, int(k % ranks_), s);
       PMX_CUDA_CHECK(cudaMemcpy2DAsync(xs + k * T_, ld_bytes, blk, row_bytes, row_bytes, size_t(m),
                                        cudaMemcpyDeviceToDevice, s));
       if (k == 0) break;
-      // x_k's products with tile row k of this rank's columns j < k: column k − 1 first (s), the rest on s2.
-      if (mine(k - 1))
-        PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, t, mi, t, &one, tile_ptr(k, k - 1), ld, xs + k * T_, ld,
-                                     &one, c_head + ((k - 1) / ranks_) * T_, int(lw)));
-      const int64_t cols = owned_before(k - 1) * T_;
-      if (cols > 0) {
+      // x_k's products with tile row k of this rank's columns j < k (local columns, in order): those
+      // of columns k − H .. k − 1 on s, the ones before on s2.
+      const int64_t split = owned_before(std::max<int64_t>(k - H, 0)), end = owned_before(k);
+      if (end > split)
+        PMX_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, int((end - split) * T_), mi, t, &one,
+                                     L_ + split * T_ * np_ + k * T_, ld, xs + k * T_, ld, &one, c_head + split * T_,
+                                     int(lw)));
+      if (split > 0) {
         s2_after_s();
-        PMX_CUBLAS_CHECK(cublasSgemm(aux_blas_, CUBLAS_OP_T, CUBLAS_OP_N, int(cols), mi, t, &one, L_ + k * T_, ld,
+        PMX_CUBLAS_CHECK(cublasSgemm(h2, CUBLAS_OP_T, CUBLAS_OP_N, int(split * T_), mi, t, &one, L_ + k * T_, ld,
                                      xs + k * T_, ld, &one, c_loc, int(lw)));
         PMX_CUDA_CHECK(cudaEventRecord(ev[k], s2));
         recorded[k] = 1;
@@ -581,30 +653,34 @@ class device_factor final : public tile_cholesky::factor {
   }
 
   // Over ranks: this rank's rows of R = Y − (A + shift·I) W (its columns of the symmetric A,
-  // transposed, times W), then every rank's rows summed (each entry from one rank: exact).
+  // transposed, times W) in an n × m device matrix zero elsewhere, then summed over the ranks on
+  // the devices (each entry from one rank: exact, and the same bits everywhere).
   void residual_over_ranks(const double* W, const double* Y, double* R, int64_t m) const {
-    std::fill_n(R, n_ * m, 0.0);
-    if (width_ > 0) {
+    double* dR = typed_buffer<double>(residual_r_, size_t(n_ * m));
+    {
       detail::cuda_scope scope(exec_);
       cudaStream_t s = scope.ctx.stream;
-      double* dW = typed_buffer<double>(residual_w_, size_t(n_ * m));
-      double* dP = typed_buffer<double>(residual_r_, size_t(width_ * m));
-      PMX_CUDA_CHECK(cudaMemcpyAsync(dW, W, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
-      const double one = 1.0, zero = 0.0;
-      cublasHandle_t h = scope.ctx.blas;
-      PMX_CUBLAS_CHECK(cublasSetStream(h, s));
-      PMX_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, int(width_), int(m), int(n_), &one, A_, int(lda_), dW,
-                                   int(n_), &zero, dP, int(width_)));
-      std::vector<double> P(static_cast<size_t>(width_ * m));
-      PMX_CUDA_CHECK(cudaMemcpyAsync(P.data(), dP, sizeof(double) * P.size(), cudaMemcpyDeviceToHost, s));
+      PMX_CUDA_CHECK(cudaMemsetAsync(dR, 0, sizeof(double) * size_t(n_ * m), s));
+      if (width_ > 0) {
+        double* dW = typed_buffer<double>(residual_w_, size_t(2 * n_ * m + width_ * m));
+        double *dY = dW + n_ * m, *dP = dY + n_ * m;
+        PMX_CUDA_CHECK(cudaMemcpyAsync(dW, W, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
+        PMX_CUDA_CHECK(cudaMemcpyAsync(dY, Y, sizeof(double) * size_t(n_ * m), cudaMemcpyHostToDevice, s));
+        const double one = 1.0, zero = 0.0;
+        cublasHandle_t h = scope.ctx.blas;
+        PMX_CUBLAS_CHECK(cublasSetStream(h, s));
+        PMX_CUBLAS_CHECK(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, int(width_), int(m), int(n_), &one, A_, int(lda_), dW,
+                                     int(n_), &zero, dP, int(width_)));
+        residual_rows_kernel<<<blocks_for(width_ * m), threads_per_block, 0, s>>>(dP, width_, m, dY, dW, n_, T_, rank_,
+                                                                                 ranks_, shift_, dR);
+        PMX_CUDA_CHECK_LAUNCH();
+      }
       PMX_CUDA_CHECK(cudaStreamSynchronize(s));
-      for (int64_t c = 0; c < m; ++c)
-        for (int64_t lc = 0; lc < width_; ++lc) {
-          const int64_t g = c * n_ + global_column(lc, T_, rank_, ranks_);
-          R[g] = Y[g] - P[c * width_ + lc] - shift_ * W[g];
-        }
     }
-    exec_.comm().sum(R, n_ * m);
+    detail::sum_over_ranks(exec_, dR, m, n_, 0.0, dR, n_);
+    detail::cuda_scope scope(exec_);
+    PMX_CUDA_CHECK(cudaMemcpyAsync(R, dR, sizeof(double) * size_t(n_ * m), cudaMemcpyDeviceToHost, scope.ctx.stream));
+    PMX_CUDA_CHECK(cudaStreamSynchronize(scope.ctx.stream));
   }
 
   // Per-tile amax of a column of `count` tiles starting at P (ld np unless given), on the host
@@ -735,74 +811,95 @@ class device_factor final : public tile_cholesky::factor {
     const float one = 1.0f;
     const std::vector<tile_block> blocks = precision_blocks(map_);
     double look_ahead_seconds = 0;  // host time spent making panels (GPU work overlapped with updates)
+    chain_trace trace;
 
-    // Diagonal tile k factorised and inverted, its panel solved, split and converted into sp (on s2).
-    // Over ranks, the owner of column k does the factor, inverse and panel solve; the panel then
-    // goes to every rank, which makes the operands.
-    auto diagonal_and_panel = [&](int64_t k, step_panel& sp) {
+    // Step k's chain on s2, in three pieces: the owner of column k factorises and inverts the
+    // diagonal tile (diagonal), solves the panel below it (panel_solve); the panel then goes to
+    // every rank, which splits and converts it into sp (share_and_convert).
+    auto host_clock = [&](auto&& f) {
       const auto t0 = std::chrono::steady_clock::now();
-      const int64_t below = np_ - (k + 1) * T_, count = nt_ - k - 1;
-      if (mine(k)) {
-        PMX_CUSOLVER_CHECK(cusolverDnXpotrf(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, T_, CUDA_R_32F,
-                                            tile_ptr(k, k), np_, CUDA_R_32F, d_work, dev_bytes, h_work.data(),
-                                            host_bytes, d_info + k));
-        float* inv = inverse_ptr(k);  // L_kk⁻¹ (T × T, ld T; zero above the diagonal)
-        identity_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s2>>>(inv, T_);
-        PMX_CUDA_CHECK_LAUNCH();
-        PMX_CUBLAS_CHECK(cublasStrsm(la.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                                     CUBLAS_DIAG_NON_UNIT, int(T_), int(T_), &one, tile_ptr(k, k), int(np_), inv,
-                                     int(T_)));
-        if (below > 0) {
-          // Panel: L_ik = A_ik L_kk⁻ᵀ, split-FP32 (the panel's split in a, the inverse's in b).
-          float* P = tile_ptr(k + 1, k);
-          const int s_panel = split_shift(s2, P, count, d_amax), s_inv = split_shift(s2, inv, 1, d_amax, T_);
-          split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s2>>>(P, np_, below, T_, s_panel, sp.split_a,
-                                                                             nullptr);
-          split_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s2>>>(inv, T_, T_, T_, s_inv, nullptr, sp.split_b);
-          PMX_CUDA_CHECK_LAUNCH();
-          split_gemm(la.blas, below, T_, T_, std::ldexp(1.0f, -(s_panel + s_inv)), 0.0f, sp.split_a, below,
-                     sp.split_b, T_, P, np_);
-        }
-      }
-      if (below > 0) {
-        const float* P = mine(k) ? tile_ptr(k + 1, k) : nullptr;
-        int64_t ldp = np_;
-        if (ranks_ > 1) {
-          if (mine(k))
-            PMX_CUDA_CHECK(cudaMemcpy2DAsync(broadcast_panel, sizeof(float) * size_t(below), P, sizeof(float) * size_t(np_),
-                                             sizeof(float) * size_t(below), size_t(T_), cudaMemcpyDeviceToDevice, s2));
-          detail::device_broadcast(exec_, c, broadcast_panel, int64_t(sizeof(float)) * below * T_, int(k % ranks_), s2);
-          P = broadcast_panel, ldp = below;
-        }
-        // Operands from one amax pass. The FP16 ones are the split's hi part (its first T
-        // columns): the same panel scale and rounding as a conversion of their own.
-        const std::vector<float> amax = tile_amax(s2, P, count, d_amax, ldp);
-        const float panel_max = *std::max_element(amax.begin(), amax.end());
-        sp.s_split = pmx::detail::precision_scale_shift(panel_max, tile_precision::fp16);
-        split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s2>>>(P, ldp, below, T_, sp.s_split, sp.split_a,
-                                                                           sp.split_b);
-        PMX_CUDA_CHECK_LAUNCH();
-        if (used[2]) {
-          sp.s_bf16 = pmx::detail::precision_scale_shift(panel_max, tile_precision::bf16);
-          shift.assign(static_cast<size_t>(count), sp.s_bf16);
-          PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, s2));
-          convert_kernel<__nv_bfloat16><<<dim3(unsigned(count), slices), threads_per_block, 0, s2>>>(
-              P, ldp, T_, d_shift, sp.bf16, below, false);
-          PMX_CUDA_CHECK_LAUNCH();
-        }
-        if (used[3]) {
-          sp.s_fp8.resize(static_cast<size_t>(count));
-          for (int64_t t = 0; t < count; ++t)
-            sp.s_fp8[t] = pmx::detail::precision_scale_shift(amax[t], tile_precision::fp8);
-          PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, sp.s_fp8.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, s2));
-          convert_kernel<__nv_fp8_e4m3><<<dim3(unsigned(count), slices), threads_per_block, 0, s2>>>(
-              P, ldp, T_, d_shift, sp.fp8, below, true);
-          PMX_CUDA_CHECK_LAUNCH();
-        }
-        PMX_CUDA_CHECK(cudaStreamSynchronize(s2));  // the host's shift vectors are reused
-      }
-      PMX_CUDA_CHECK(cudaEventRecord(sp.ready, s2));
+      f();
       look_ahead_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    auto diagonal = [&](int64_t k) {
+      if (!mine(k)) return;
+      cudaEvent_t t_start = trace.tick(s2);
+      PMX_CUSOLVER_CHECK(cusolverDnXpotrf(solver.handle, solver.params, CUBLAS_FILL_MODE_LOWER, T_, CUDA_R_32F,
+                                          tile_ptr(k, k), np_, CUDA_R_32F, d_work, dev_bytes, h_work.data(), host_bytes,
+                                          d_info + k));
+      float* inv = inverse_ptr(k);  // L_kk⁻¹ (T × T, ld T; zero above the diagonal)
+      identity_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s2>>>(inv, T_);
+      PMX_CUDA_CHECK_LAUNCH();
+      PMX_CUBLAS_CHECK(cublasStrsm(la.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
+                                   int(T_), int(T_), &one, tile_ptr(k, k), int(np_), inv, int(T_)));
+      trace.add(chain_trace::diagonal, t_start, trace.tick(s2));
+    };
+    auto panel_solve = [&](int64_t k, step_panel& sp) {
+      const int64_t below = np_ - (k + 1) * T_, count = nt_ - k - 1;
+      if (!mine(k) || below <= 0) return;
+      host_clock([&] {
+        // Panel: L_ik = A_ik L_kk⁻ᵀ, split-FP32 (the panel's split in a, the inverse's in b).
+        cudaEvent_t t_start = trace.tick(s2);
+        float* P = tile_ptr(k + 1, k);
+        const float* inv = inverse_ptr(k);
+        const int s_panel = split_shift(s2, P, count, d_amax), s_inv = split_shift(s2, inv, 1, d_amax, T_);
+        split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s2>>>(P, np_, below, T_, s_panel, sp.split_a,
+                                                                           nullptr);
+        split_kernel<<<blocks_for(T_ * T_), threads_per_block, 0, s2>>>(inv, T_, T_, T_, s_inv, nullptr, sp.split_b);
+        PMX_CUDA_CHECK_LAUNCH();
+        split_gemm(la.blas, below, T_, T_, std::ldexp(1.0f, -(s_panel + s_inv)), 0.0f, sp.split_a, below, sp.split_b,
+                   T_, P, np_);
+        trace.add(chain_trace::panel, t_start, trace.tick(s2));
+      });
+    };
+    auto share_and_convert = [&](int64_t k, step_panel& sp) {
+      const int64_t below = np_ - (k + 1) * T_, count = nt_ - k - 1;
+      if (below > 0) host_clock([&] {
+          const float* P = mine(k) ? tile_ptr(k + 1, k) : nullptr;
+          int64_t ldp = np_;
+          if (ranks_ > 1) {
+            if (mine(k))
+              PMX_CUDA_CHECK(cudaMemcpy2DAsync(broadcast_panel, sizeof(float) * size_t(below), P,
+                                               sizeof(float) * size_t(np_), sizeof(float) * size_t(below), size_t(T_),
+                                               cudaMemcpyDeviceToDevice, s2));
+            cudaEvent_t t_sent = trace.tick(s2);
+            detail::device_broadcast(exec_, c, broadcast_panel, int64_t(sizeof(float)) * below * T_, int(k % ranks_),
+                                     s2);
+            trace.add(chain_trace::broadcast, t_sent, trace.tick(s2));
+            P = broadcast_panel, ldp = below;
+          }
+          cudaEvent_t t_convert = trace.tick(s2);
+          // Operands from one amax pass. The FP16 ones are the split's hi part (its first T
+          // columns): the same panel scale and rounding as a conversion of their own.
+          const std::vector<float> amax = tile_amax(s2, P, count, d_amax, ldp);
+          const float panel_max = *std::max_element(amax.begin(), amax.end());
+          sp.s_split = pmx::detail::precision_scale_shift(panel_max, tile_precision::fp16);
+          split_kernel<<<blocks_for(below * T_), threads_per_block, 0, s2>>>(P, ldp, below, T_, sp.s_split,
+                                                                             sp.split_a, sp.split_b);
+          PMX_CUDA_CHECK_LAUNCH();
+          if (used[2]) {
+            sp.s_bf16 = pmx::detail::precision_scale_shift(panel_max, tile_precision::bf16);
+            shift.assign(static_cast<size_t>(count), sp.s_bf16);
+            PMX_CUDA_CHECK(
+                cudaMemcpyAsync(d_shift, shift.data(), sizeof(int) * size_t(count), cudaMemcpyHostToDevice, s2));
+            convert_kernel<__nv_bfloat16><<<dim3(unsigned(count), slices), threads_per_block, 0, s2>>>(
+                P, ldp, T_, d_shift, sp.bf16, below, false);
+            PMX_CUDA_CHECK_LAUNCH();
+          }
+          if (used[3]) {
+            sp.s_fp8.resize(static_cast<size_t>(count));
+            for (int64_t t = 0; t < count; ++t)
+              sp.s_fp8[t] = pmx::detail::precision_scale_shift(amax[t], tile_precision::fp8);
+            PMX_CUDA_CHECK(cudaMemcpyAsync(d_shift, sp.s_fp8.data(), sizeof(int) * size_t(count),
+                                           cudaMemcpyHostToDevice, s2));
+            convert_kernel<__nv_fp8_e4m3><<<dim3(unsigned(count), slices), threads_per_block, 0, s2>>>(
+                P, ldp, T_, d_shift, sp.fp8, below, true);
+            PMX_CUDA_CHECK_LAUNCH();
+          }
+          trace.add(chain_trace::convert, t_convert, trace.tick(s2));
+          PMX_CUDA_CHECK(cudaStreamSynchronize(s2));  // the host's shift vectors are reused
+        });
+      PMX_CUDA_CHECK(cudaEventRecord(sp.ready, s2));
     };
     // Step k's updates of the tiles of block r in columns [j0, j1) (on s).
     auto update = [&](int64_t k, const step_panel& sp, const tile_block& r, int64_t j0, int64_t j1) {
@@ -848,18 +945,42 @@ class device_factor final : public tile_cholesky::factor {
       }
     };
     // Right-looking with a look-ahead of one step: step k's updates of column k + 1 first; then,
-    // on s2, the factor, inverse and panel of k + 1 while s updates the columns beyond.
+    // on s2, the factor, inverse and panel of k + 1 while s updates the columns beyond. The owner
+    // of k + 1 runs its diagonal factor, inverse and panel solve alone (s waits for them): beside
+    // the trailing GEMMs each of cuSOLVER's many small, latency-bound kernels waits for SMs to
+    // drain (0.154 s of diagonal factors at 65,536 instead of 0.055 s alone), and they head the
+    // chain that the other ranks wait for; the broadcast and conversions overlap the updates.
+    cudaEvent_t diagonal_done;
+    PMX_CUDA_CHECK(cudaEventCreateWithFlags(&diagonal_done, cudaEventDisableTiming));
+    la.events.push_back(diagonal_done);
     PMX_CUDA_CHECK(cudaEventRecord(column_done, s));  // the loaded, rounded matrix
     PMX_CUDA_CHECK(cudaStreamWaitEvent(s2, column_done, 0));
-    diagonal_and_panel(0, panels[0]);
+    diagonal(0);
+    panel_solve(0, panels[0]);
+    share_and_convert(0, panels[0]);
     for (int64_t k = 0; k + 1 < nt_; ++k) {
       step_panel& sp = panels[k % 2];
+      step_panel& next = panels[(k + 1) % 2];
+      cudaEvent_t t_wait = trace.tick(s);
       PMX_CUDA_CHECK(cudaStreamWaitEvent(s, sp.ready, 0));
+      cudaEvent_t t_ready = trace.tick(s);
+      trace.add(chain_trace::idle, t_wait, t_ready);
       updates(k, sp, k + 1, k + 2);
+      if (mine(k + 1)) trace.add(chain_trace::column, t_ready, trace.tick(s));
       PMX_CUDA_CHECK(cudaEventRecord(column_done, s));
-      updates(k, sp, k + 2, nt_);
       PMX_CUDA_CHECK(cudaStreamWaitEvent(s2, column_done, 0));
-      diagonal_and_panel(k + 1, panels[(k + 1) % 2]);
+      diagonal(k + 1);
+      panel_solve(k + 1, next);
+      if (mine(k + 1)) {
+        PMX_CUDA_CHECK(cudaEventRecord(diagonal_done, s2));
+        cudaEvent_t t_stall = trace.tick(s);
+        PMX_CUDA_CHECK(cudaStreamWaitEvent(s, diagonal_done, 0));
+        trace.add(chain_trace::stall, t_stall, trace.tick(s));
+      }
+      cudaEvent_t t_rest = trace.tick(s);
+      updates(k, sp, k + 2, nt_);
+      trace.add(chain_trace::rest, t_rest, trace.tick(s));
+      share_and_convert(k + 1, next);
     }
     PMX_CUDA_CHECK(cudaStreamSynchronize(s2));
     PMX_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -873,6 +994,7 @@ class device_factor final : public tile_cholesky::factor {
     }
     stage("tile steps");
     stages.emplace_back("  of which host time making panels (overlapped)", look_ahead_seconds);
+    trace.report(stages);
     // Only the factor, the diagonal inverses (and the FP64 matrix) stay: panels and workspaces go.
     std::vector<void*> keep;
     for (void* p : owned_)
