@@ -217,8 +217,10 @@ int main(int argc, char** argv) {
   }
   auto report = [&](const char* name, double seconds, double be, const std::string& extra) {
     const double flops = double(n) * double(n) * double(n) / 3.0;
-    say("%-9s %8.3f s  %7.1f TFLOP/s (n^3/3, all ranks)  %5.2fx vs fp64  backward error %.2e  %s\n", name, seconds,
-        flops / seconds * 1e-12, t64.empty() ? 0.0 : median(t64) / seconds, be, extra.c_str());
+    char ratio[32] = "(fp64 not run)";
+    if (!t64.empty()) std::snprintf(ratio, sizeof ratio, "%5.2fx vs fp64", median(t64) / seconds);
+    say("%-9s %8.3f s  %7.1f TFLOP/s (n^3/3, all ranks)  %s  backward error %.2e  %s\n", name, seconds,
+        flops / seconds * 1e-12, ratio, be, extra.c_str());
   };
   // ---- fp32 and adaptive through solve_kernel_ridge (K on the device, residuals on the device)
   for (const solve_precision p : {solve_precision::fp32, solve_precision::adaptive}) {
