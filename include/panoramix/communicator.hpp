@@ -51,6 +51,11 @@ class communicator {
   void send(const void* data, int64_t bytes, int to) const;
   void receive(void* data, int64_t bytes, int from) const;
 
+  /// All-to-all of bytes: `in` holds, in rank order, the send_bytes[r] bytes for each rank r (this
+  /// rank's own included); `out` receives, in rank order, the recv_bytes[r] bytes from each rank r
+  /// (which must be what r sends here). Collective; pairwise rounds, no size limit.
+  void exchange(const void* in, const int64_t* send_bytes, void* out, const int64_t* recv_bytes) const;
+
   /// Ends every rank of the run with `code` (after an error on one rank, so that the others do not
   /// wait for it in a collective). Returns only when this process runs alone.
   void abort(int code) const;

@@ -37,16 +37,23 @@ struct genotype_gram {
   int64_t n = 0;           ///< samples
   int64_t n_variants = 0;  ///< N_S
   kernel_type type = kernel_type::gaussian;
-  matrix_buffer<double> F;  ///< n × n, row-major, symmetric
+  matrix_buffer<double> F;  ///< rows [row_begin, row_end) of the symmetric n × n F, row-major
+  /// All rows unless computed over the ranks of a distributed executor (rows_of_rank's split;
+  /// row_end 0 means n).
+  int64_t row_begin = 0, row_end = 0;
+  bool rows_over_ranks = false;  ///< split over the ranks (rows_of_rank), each rank its rows
+  std::vector<double> diagonal;  ///< F_ii of every sample (over ranks: from every rank), or empty
   std::vector<std::pair<std::string, double>> stage_seconds;
 };
 
 /// F over every sample and variant of `data`, with `a1_freq` (one per variant, in [0, 1]) imputing
 /// the missing calls. Throws input_error when no variant is polymorphic at these frequencies.
+/// Over the ranks of a distributed executor (Gaussian kernel; collective): each rank reads its own
+/// variants and holds its rows of F (the GRM's split) and the whole diagonal.
 genotype_gram compute_genotype_gram(const executor& exec, const genotype_source& data, kernel_type type,
                                     std::span<const double> a1_freq, progress_sink* progress);
 
-/// The kernel between the gram's samples `rows` and `cols` (indices), row-major into K (leading
+/// The kernel between the gram's samples `rows` (rows it holds) and `cols` (indices), row-major into K (leading
 /// dimension ldk >= cols.size()). For the Gaussian kernel, `covariates` (gram samples ×
 /// n_covariates, row-major, already standardised; null when n_covariates == 0) add their squared
 /// distances; the IBS kernel takes none.

@@ -29,6 +29,7 @@ void run_krr(const common_options& o, const krr_cli& c, run_log& log) {
   forwarding_analysis_log<run_log> to_log(log);
   const analysis_context ctx = genotype_analysis_context(o, log, to_log, a.chromosomes);
   const krr_analysis r = run_krr_analysis(a, ctx);
+  if (communicator::world().rank() != 0) return;  // over ranks every rank has the results: rank 0 writes
   log.begin("write");
   output_group out;
   const std::string names = write_krr(out, o.out, r);
@@ -71,6 +72,10 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
       "  PREFIX.cv: trait gamma alpha n mspe pearson_r chosen (one line per trait and grid point).\n"
       "Outputs: PREFIX.weights (FID IID W per phenotype), PREFIX.pred, PREFIX.eval (trait n mspe\n"
       "  pearson_r), PREFIX.precision (tile map of fp32/adaptive), PREFIX.log.\n"
+      "Over several processes: mpirun -np N panoramix krr ... (Gaussian kernel, no --cv) splits the\n"
+      "  variants of the Gram matrix over N ranks, each rank keeps its rows; K's tile-cyclic columns\n"
+      "  are made where those rows lie and sent to their ranks, and (K + alpha I) W = Y is solved\n"
+      "  over the ranks (the tile Cholesky over GPUs with --device cuda, one each; ScaLAPACK on CPUs).\n"
       "Example: panoramix krr --bfile train --pheno y.txt --all-pheno --gamma 1e-4 --alpha 1\n"
       "           --predict test --out y");
   add_common_options(cmd, *opt, true);
@@ -94,7 +99,7 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
       ->check(CLI::IsMember({"auto", "host", "device"}));
   add_solver_options(cmd, c->solver, c->a.solve);
   cmd->callback([=, &status] {
-    status = run_command(opt->out, argc, argv, [&](run_log& log) { run_krr(*opt, *c, log); });
+    status = run_command(opt->out, argc, argv, [&](run_log& log) { run_krr(*opt, *c, log); }, /*splits_over_ranks=*/true);
   });
 }
 

@@ -259,6 +259,38 @@ void communicator::receive(void* data, int64_t bytes, int from) const {
 #endif
 }
 
+void communicator::exchange(const void* in, const int64_t* send_bytes, void* out, const int64_t* recv_bytes) const {
+  const int P = size_, me = rank_;
+  std::vector<int64_t> send_at(static_cast<size_t>(P) + 1, 0), recv_at(static_cast<size_t>(P) + 1, 0);
+  for (int r = 0; r < P; ++r) send_at[r + 1] = send_at[r] + send_bytes[r], recv_at[r + 1] = recv_at[r] + recv_bytes[r];
+  PMX_EXPECTS(send_bytes[me] == recv_bytes[me], "exchange: this rank's own part differs in size");
+  const auto* src = static_cast<const char*>(in);
+  auto* dst = static_cast<char*>(out);
+  std::copy_n(src + send_at[me], send_bytes[me], dst + recv_at[me]);
+#if PMX_HAVE_MPI
+  // Round d: to me + d, from me − d (a pairing of the ranks), every piece of at most max_piece
+  // bytes posted both ways at once (non-blocking: no order between the ranks can deadlock).
+  std::vector<MPI_Request> requests;
+  for (int d = 1; d < P; ++d) {
+    const int to = (me + d) % P, from = (me - d + P) % P;
+    requests.clear();
+    for (int64_t at = 0; at < recv_bytes[from]; at += max_piece) {
+      requests.emplace_back();
+      mpi_check(MPI_Irecv(dst + recv_at[from] + at, static_cast<int>(std::min(max_piece, recv_bytes[from] - at)),
+                          MPI_BYTE, from, 1, comm_of(native_), &requests.back()),
+                "MPI_Irecv");
+    }
+    for (int64_t at = 0; at < send_bytes[to]; at += max_piece) {
+      requests.emplace_back();
+      mpi_check(MPI_Isend(src + send_at[to] + at, static_cast<int>(std::min(max_piece, send_bytes[to] - at)), MPI_BYTE,
+                          to, 1, comm_of(native_), &requests.back()),
+                "MPI_Isend");
+    }
+    mpi_check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+#endif
+}
+
 void communicator::sum(double* data, int64_t n) const {
   rank_ordered(*this, data, n, [](double a, double b) { return a + b; });
 }

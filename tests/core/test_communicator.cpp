@@ -106,6 +106,27 @@ TEST(Communicator, SendAndReceiveInRankOrder) {
   }
 }
 
+TEST(Communicator, ExchangeDeliversEachPartToItsRank) {
+  const communicator& w = communicator::world();
+  const int P = w.size(), me = w.rank();
+  // Rank r sends rank o (r + 1)(o + 2) − 2 values (none from rank 0 to rank 1), each naming both.
+  auto count = [](int r, int o) { return int64_t((r + 1) * (o + 2) - 2) * 37; };
+  std::vector<int64_t> send(static_cast<size_t>(P)), recv(static_cast<size_t>(P));
+  std::vector<int32_t> in, out;
+  for (int o = 0; o < P; ++o) {
+    send[o] = count(me, o) * int64_t(sizeof(int32_t)), recv[o] = count(o, me) * int64_t(sizeof(int32_t));
+    for (int64_t k = 0; k < count(me, o); ++k) in.push_back(me * 100000 + o * 1000 + int32_t(k % 1000));
+  }
+  int64_t total = 0;
+  for (int o = 0; o < P; ++o) total += count(o, me);
+  out.assign(static_cast<size_t>(total), -1);
+  w.exchange(in.data(), send.data(), out.data(), recv.data());
+  int64_t at = 0, wrong = 0;
+  for (int o = 0; o < P; ++o)
+    for (int64_t k = 0; k < count(o, me); ++k) wrong += out[at++] != o * 100000 + me * 1000 + int32_t(k % 1000);
+  EXPECT_EQ(wrong, 0);
+}
+
 TEST(Communicator, BroadcastAndGather) {
   const communicator& w = communicator::world();
   std::vector<char> b(3000, static_cast<char>(w.rank() == w.size() - 1 ? 7 : 0));

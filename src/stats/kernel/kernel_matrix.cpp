@@ -51,8 +51,14 @@ genotype_gram compute_genotype_gram(const executor& exec, const genotype_source&
     grm_result r = compute_grm(exec, data, go, progress);
     g.F = std::move(r.G);
     g.stage_seconds = std::move(r.stage_seconds);
+    g.row_begin = r.row_begin, g.row_end = r.row_end, g.rows_over_ranks = exec.comm().distributed();
+    g.diagonal.assign(static_cast<size_t>(n), 0.0);
+    for (int64_t i = r.row_begin; i < r.row_end; ++i) g.diagonal[i] = g.F[(i - r.row_begin) * n + i];
+    exec.comm().sum(g.diagonal.data(), n);  // each entry from its row's owner: exact
     return g;
   }
+  if (exec.comm().distributed())
+    throw unsupported_error("the IBS kernel's Gram matrix is not split over MPI ranks; run it as one process");
   detail::stage_clock clock(g.stage_seconds);
   const int threads = exec.threads();
   clock.time("allocate", [&] { g.F = zeroed_matrix<double>(static_cast<size_t>(n * n), threads); });
@@ -90,14 +96,19 @@ void kernel_block(const genotype_gram& g, double gamma, const double* covariates
   for (int64_t i : rows) PMX_EXPECTS(i >= 0 && i < n, "kernel block: row outside the Gram matrix");
   for (int64_t j : cols) PMX_EXPECTS(j >= 0 && j < n, "kernel block: column outside the Gram matrix");
   PMX_EXPECTS(n_covariates == 0 || (covariates && g.type == kernel_type::gaussian), "covariates: Gaussian kernel only");
+  const int64_t held_end = g.row_end > 0 ? g.row_end : n;
+  for (int64_t i : rows) PMX_EXPECTS(i >= g.row_begin && i < held_end, "kernel block: a row this rank does not hold");
+  PMX_EXPECTS(!g.diagonal.empty() || (g.row_begin == 0 && held_end == n), "kernel block: rows split without the diagonal");
   const double* F = g.F.data();
+  auto diagonal = [&](int64_t i) { return g.diagonal.empty() ? F[i * n + i] : g.diagonal[i]; };
   const double alleles = 2.0 * double(g.n_variants);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t r = 0; r < nr; ++r) {
     const int64_t i = rows[r];
+    const double* Fi = F + (i - g.row_begin) * n;
     for (int64_t c = 0; c < nc; ++c) {
       const int64_t j = cols[c];
-      double d = F[i * n + i] + F[j * n + j] - 2 * F[i * n + j];
+      double d = diagonal(i) + diagonal(j) - 2 * Fi[j];
       if (g.type == kernel_type::ibs) {
         K[r * ldk + c] = 1 - d / alleles;
         continue;

@@ -9,9 +9,9 @@
 #include "panoramix/concatenated_samples.hpp"
 #include "panoramix/error.hpp"
 #include "panoramix/grm.hpp"
-#include "panoramix/ops/dense_linalg.hpp"
 #include "panoramix/krr_cross_validation.hpp"
 #include "panoramix/phenotypes.hpp"
+#include "stats/kernel/krr_gram_rows.hpp"
 #include "stats/kernel/resident_krr.hpp"
 #include "stats/kernel/training_records.hpp"
 
@@ -100,6 +100,15 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   check_krr_options(opt);
   if (!ctx.make_executor || !ctx.open_genotypes) throw logic_error("run_krr_analysis: incomplete context");
   const executor exec = ctx.make_executor();
+  // Over MPI ranks: the Gram matrix split by rows, K's tile-cyclic columns, the solve over ranks.
+  const bool over_ranks = exec.comm().distributed();
+  if (over_ranks) {
+    const std::string ranks = " runs as one process (not over MPI ranks yet); run it without mpirun";
+    if (opt.cv.folds != 0) throw input_error("--cv" + ranks);
+    if (opt.kernel == kernel_type::ibs) throw input_error("--kernel ibs" + ranks);
+    if (opt.kernel_on == kernel_residence::device)
+      throw input_error("--kernel-on device: over MPI ranks each rank builds its kernel rows on the host");
+  }
   const std::unique_ptr<genotype_source> train = ctx.open_genotypes();
   const int64_t n_train = train->n_samples(), m = train->n_variants();
   if (m == 0) throw input_error(opt.bfile + ": no autosomal variants left for the kernel");
@@ -161,7 +170,7 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   std::vector<double> p(static_cast<size_t>(m));
   for (int64_t j = 0; j < m; ++j) p[j] = grm_frequency(af.a1[j]);
   log.end();
-  if (opt.kernel_on != kernel_residence::host) {
+  if (opt.kernel_on != kernel_residence::host && !over_ranks) {
     const std::string why = resident_refusal(opt, exec, af.total_missing(), test.get());
     if (why.empty()) {
       run_resident(opt, exec, *train, test.get(), cov, nc, tr, r, log);
@@ -179,7 +188,11 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   log.end();
   log.message(std::string(kernel_name(opt.kernel)) + " Gram matrix of " + std::to_string(n_all) + " samples over " +
               std::to_string(m) + " variants" +
-              (test ? " (" + std::to_string(n_train) + " training and " + std::to_string(n_test) + " TEST samples)" : ""));
+              (test ? " (" + std::to_string(n_train) + " training and " + std::to_string(n_test) + " TEST samples)" : "") +
+              (over_ranks ? ", its rows split over " + std::to_string(exec.comm().size()) +
+                                " ranks; K's tile-cyclic columns (tile " + std::to_string(opt.solve.tile) +
+                                ") made where the rows lie and sent to their ranks, solved over the ranks"
+                          : ""));
   const double* covariates = nc ? cov.data() : nullptr;
 
   // ---- (γ, α) per phenotype: given, or chosen by K-fold cross-validation
@@ -211,14 +224,22 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
       if (!done[c] && gamma_of[c] == gamma_of[c0] && alpha_of[c] == alpha_of[c0]) group.push_back(c), done[c] = true;
     const int64_t tg = static_cast<int64_t>(group.size());
     const double gamma = gamma_of[c0], alpha = alpha_of[c0];
-    matrix_buffer<double> K(static_cast<size_t>(n * n)), Yg(static_cast<size_t>(n * tg));
-    log.begin("kernel");
-    kernel_block(g, gamma, covariates, nc, fitted, fitted, K.data(), n, exec.threads());
-    log.end();
+    matrix_buffer<double> Yg(static_cast<size_t>(n * tg));
     for (int64_t k = 0; k < tg; ++k) std::copy_n(Y.data() + group[k] * n, n, Yg.data() + k * n);
-    log.begin("associate");
-    kernel_ridge_solution s = solve_kernel_ridge(exec, n, K.data(), alpha, tg, Yg.data(), opt.solve);
-    log.end();
+    kernel_ridge_solution s;
+    if (over_ranks) {
+      log.begin("kernel rows and associate");
+      s = detail::associate_from_gram_rows(exec, g, gamma, covariates, nc, fitted, alpha, Yg.data(), tg, opt.solve);
+      log.end();
+    } else {
+      matrix_buffer<double> K(static_cast<size_t>(n * n));
+      log.begin("kernel");
+      kernel_block(g, gamma, covariates, nc, fitted, fitted, K.data(), n, exec.threads());
+      log.end();
+      log.begin("associate");
+      s = solve_kernel_ridge(exec, n, K.data(), alpha, tg, Yg.data(), opt.solve);
+      log.end();
+    }
     for (const auto& [name, seconds] : s.stage_seconds) log.substage(name, seconds);
     if (!s.fallback.empty())
       log.message("Warning: " + std::string(solve_precision_name(opt.solve.precision)) + " solve fell back to fp64: " +
@@ -233,10 +254,8 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
       log.begin("predict");
       std::vector<int64_t> rows(static_cast<size_t>(n_test));
       for (int64_t i = 0; i < n_test; ++i) rows[i] = n_train + i;
-      matrix_buffer<double> Kc(static_cast<size_t>(n_test * n)), P(static_cast<size_t>(n_test * tg));
-      kernel_block(g, gamma, covariates, nc, rows, fitted, Kc.data(), n, exec.threads());
-      // Kc is row-major n_test × n, i.e. column-major n × n_test: predictions = Kcᵀ-as-stored · W.
-      dense_gemm(exec.host(), true, false, n_test, tg, n, 1.0, Kc.data(), n, s.W.data(), n, 0.0, P.data(), n_test);
+      matrix_buffer<double> P(static_cast<size_t>(n_test * tg));
+      detail::predict_from_gram(exec, g, gamma, covariates, nc, rows, fitted, s.W.data(), tg, P.data());
       for (int64_t k = 0; k < tg; ++k)
         for (int64_t i = 0; i < n_test; ++i)
           r.predictions[group[k] * n_test + i] = P[k * n_test + i] + r.trait_means[group[k]];

@@ -1,0 +1,30 @@
+// KRR's Associate and Predict from a Gram matrix held whole or split by rows over the ranks of a
+// distributed executor (kernel_matrix.hpp's compute_genotype_gram over ranks).
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include "panoramix/executor.hpp"
+#include "panoramix/kernel_matrix.hpp"
+#include "panoramix/kernel_ridge.hpp"
+
+namespace pmx::detail {
+
+/// (K + αI) W = Y over the ranks of exec.comm() for K the Gaussian kernel between the `fitted`
+/// samples (ascending indices of g) with `gamma` and the covariates' distances: each rank makes
+/// the kernel rows of the fitted samples among its rows of g, sends each to the rank whose
+/// tile-cyclic columns hold it (tile opt.tile; K symmetric, a row is a column) and
+/// solve_kernel_ridge(over_ranks) solves. Y: fitted × traits, column-major, the same on every
+/// rank; so is the solution. Collective.
+kernel_ridge_solution associate_from_gram_rows(const executor& exec, const genotype_gram& g, double gamma,
+                                               const double* covariates, int64_t n_covariates,
+                                               std::span<const int64_t> fitted, double alpha, const double* Y,
+                                               int64_t traits, const kernel_ridge_options& opt);
+
+/// P (rows.size() × traits, column-major) = K(rows, fitted) W: each rank the rows of g it holds,
+/// then summed over the ranks (each entry from one rank: exact), the same on every rank.
+void predict_from_gram(const executor& exec, const genotype_gram& g, double gamma, const double* covariates,
+                       int64_t n_covariates, std::span<const int64_t> rows, std::span<const int64_t> fitted,
+                       const double* W, int64_t traits, double* P);
+
+}  // namespace pmx::detail
