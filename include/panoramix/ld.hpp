@@ -69,9 +69,10 @@ struct ld_options {
   int64_t block_cols =
       0;  ///< columns per op call; 0 = from memory_mb (square: > 0 forces full rows)
 
-  /// The rows computed, [first_row, end_row) (end_row -1: to the last) — over MPI ranks each
-  /// rank's rows_of_rank share. Square matrix: every row against every column (the symmetric
-  /// scheme's half of the work needs every row block); table: the pairs (a, b) with a in range.
+  /// The rows computed, [first_row, end_row) (end_row -1: to the last) — over MPI ranks the
+  /// table's rows_of_rank share (the square over ranks: compute_ld_square_blocks). Square matrix:
+  /// every row against every column (the symmetric scheme's half of the work needs every row
+  /// block); table: the pairs (a, b) with a in range.
   int64_t first_row = 0, end_row = -1;
 
   // Windowed table only (ignored by the square matrix), PLINK 1.9 defaults.
@@ -100,6 +101,28 @@ void check_ld_options(const ld_options& opt);
 void compute_ld_square(const executor& exec, const genotype_source& data, const ld_options& opt,
                        const std::function<void(int64_t, int64_t, const double*)>& sink,
                        progress_sink* progress);
+
+/// A block of the square: rows (variants) [r0, r1) against columns [c0, c1).
+struct ld_square_block {
+  int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+};
+
+/// The blocks of the n_variants² square that rank `rank` of `ranks` computes when the square is
+/// split over ranks: the variants cut into K = 4·ranks + 1 chunks, every unordered pair of chunks
+/// {I, J} once (the pairs (I, I + d mod K), d = 0 .. (K − 1)/2: K odd makes each pair appear once),
+/// dealt to the ranks as contiguous runs of equal count. Together the ranks' blocks and their
+/// transposes cover the square exactly once (diagonal blocks are whole squares); a rank reads only
+/// the chunks of its blocks (about 1/ranks + 1/2 of them). Empty blocks (more chunks than
+/// variants) are left out.
+std::vector<ld_square_block> ld_square_blocks_of_rank(int64_t n_variants, int rank, int ranks);
+
+/// r (or r²) of each block, `sink(block, values)` with values row-major (r1 − r0) × (c1 − c0), in
+/// the blocks' order; each variant range the blocks read is prepared once. The same bits as
+/// compute_ld_square's at those places (exact integer sums, the same finishing operations).
+void compute_ld_square_blocks(const executor& exec, const genotype_source& data, const ld_options& opt,
+                              std::span<const ld_square_block> blocks,
+                              const std::function<void(const ld_square_block&, const double*)>& sink,
+                              progress_sink* progress);
 
 /// One reported pair of the windowed table: indices into the kept variants (a < b) and r or r².
 struct ld_pair {

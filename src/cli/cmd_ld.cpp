@@ -34,26 +34,38 @@ std::string fmt_g(double x) {
   return b;
 }
 
-// --r2/--r square over the ranks of an MPI launch: each rank computes its rows_of_rank share of
-// the rows (every row against every column) and writes them at their place in the one .ld.bin,
-// whose temporary rank 0 made (and commits once every rank has written): the bytes of one process.
-void write_square_over_ranks(const executor& exec, const genotype_source& data, ld_options o, const std::string& prefix,
-                             const std::string& what, run_log& log) {
+// --r2/--r square over the ranks of an MPI launch: the square's chunk pairs split over the ranks
+// (ld_square_blocks_of_rank: each rank reads only its blocks' variants, and the upper triangle's
+// half of the work is divided, not repeated); each block and its transpose are written at their
+// place in the one .ld.bin, whose temporary rank 0 made (and commits once every rank has
+// written): the bytes of one process.
+void write_square_over_ranks(const executor& exec, const genotype_source& data, const ld_options& o,
+                             const std::string& prefix, const std::string& what, run_log& log) {
   const communicator& comm = exec.comm();
   const int64_t m = data.n_variants();
-  const sample_range mine = rows_of_rank(m, comm.rank(), comm.size());
-  o.first_row = mine.first, o.end_row = mine.first + mine.count;
+  const std::vector<ld_square_block> blocks = ld_square_blocks_of_rank(m, comm.rank(), comm.size());
   log.message("LD " + what + " square: " + std::to_string(m) + " x " + std::to_string(m) + " float64 (" +
-              fmt_g(double(m) * double(m) * 8 / 1e9) + " GB) to " + prefix + ".ld.bin, rows split over " +
+              fmt_g(double(m) * double(m) * 8 / 1e9) + " GB) to " + prefix + ".ld.bin, blocks split over " +
               std::to_string(comm.size()) + " ranks");
   rank_shared_output file(comm, prefix + ".ld.bin");
   const uint64_t row_bytes = static_cast<uint64_t>(m) * sizeof(double);
+  std::vector<double> transposed;
   log.begin("linkage disequilibrium");
-  compute_ld_square(
-      exec, data, o,
-      [&](int64_t first, int64_t rows, const double* v) {
-        const uint64_t at = static_cast<uint64_t>(first) * row_bytes, bytes = static_cast<uint64_t>(rows) * row_bytes;
-        file.write_at(at, v, bytes);
+  compute_ld_square_blocks(
+      exec, data, o, blocks,
+      [&](const ld_square_block& b, const double* v) {
+        const int64_t na = b.r1 - b.r0, nb = b.c1 - b.c0;
+        auto put = [&](int64_t r0, int64_t c0, int64_t rows, int64_t cols, const double* x) {  // row segments
+          for (int64_t i = 0; i < rows; ++i)
+            file.write_at(static_cast<uint64_t>(r0 + i) * row_bytes + static_cast<uint64_t>(c0) * sizeof(double),
+                          x + i * cols, static_cast<uint64_t>(cols) * sizeof(double));
+        };
+        put(b.r0, b.c0, na, nb, v);
+        if (b.r0 == b.c0) return;  // a diagonal block is whole
+        transposed.resize(static_cast<size_t>(na * nb));  // r(b, a) = r(a, b) to the bit
+        for (int64_t i = 0; i < na; ++i)
+          for (int64_t j = 0; j < nb; ++j) transposed[static_cast<size_t>(j * na + i)] = v[i * nb + j];
+        put(b.c0, b.r0, nb, na, transposed.data());
       },
       &log);
   log.end();
@@ -133,8 +145,9 @@ void add_ld_command(CLI::App& app, int argc, char** argv, int& status) {
       "                             --inter-chr: every later variant, windows ignored.\n"
       "                             --with-freqs: MAF_A/MAF_B = A1 frequency (founders; every\n"
       "                             sample with --nonfounders).\n"
-      "  Under mpirun -np N the rows (first variants) are split over the ranks, each writing its\n"
-      "  part of the same files: the bytes of one process.\n"
+      "  Under mpirun -np N the work is split over the ranks, each writing its part of the same\n"
+      "  files (the bytes of one process): square, the blocks of pairs of variant chunks (each rank\n"
+      "  reads only its chunks); the table, its rows (first variants).\n"
       "  PLINK's modifiers are accepted after --r2/--r too: square, bin (= square), inter-chr,\n"
       "  with-freqs. The window flags are ignored with square.\n"
       "Examples:\n"

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <future>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <string>
 
@@ -388,6 +389,48 @@ void ld_matrix(const executor& exec, const variant_major_view& A, const variant_
 
 // ------------------------------------------------------------------------------------------------
 // Square matrix
+
+std::vector<ld_square_block> ld_square_blocks_of_rank(int64_t n_variants, int rank, int ranks) {
+  PMX_EXPECTS(ranks >= 1 && rank >= 0 && rank < ranks && n_variants >= 0, "ld blocks: rank out of range");
+  const int64_t K = 4 * int64_t(ranks) + 1, half = (K - 1) / 2;
+  auto bound = [&](int64_t c) { return c * n_variants / K; };
+  const int64_t total = K * (half + 1), first = total * rank / ranks, end = total * (rank + 1) / ranks;
+  std::vector<ld_square_block> out;
+  for (int64_t k = first; k < end; ++k) {
+    const int64_t I = k / (half + 1), J = (I + k % (half + 1)) % K;
+    const ld_square_block b{bound(I), bound(I + 1), bound(J), bound(J + 1)};
+    if (b.r1 > b.r0 && b.c1 > b.c0) out.push_back(b);
+  }
+  return out;
+}
+
+void compute_ld_square_blocks(const executor& exec, const genotype_source& data, const ld_options& opt,
+                              std::span<const ld_square_block> blocks,
+                              const std::function<void(const ld_square_block&, const double*)>& sink,
+                              progress_sink* progress) {
+  check_ld_options(opt);
+  const int64_t m = data.n_variants();
+  if (m == 0) throw input_error("no variants left for LD (after --extract)");
+  const ld_source src(data, opt);
+  std::map<std::pair<int64_t, int64_t>, prepared_rows> ranges;  // each variant range read once
+  auto rows_of = [&](int64_t first, int64_t end) -> const prepared_rows& {
+    PMX_EXPECTS(first >= 0 && first < end && end <= m, "LD block out of range");
+    auto it = ranges.find({first, end});
+    if (it == ranges.end()) it = ranges.emplace(std::pair{first, end}, prepare(exec, src.load(first, end - first).view())).first;
+    return it->second;
+  };
+  ld_workspace ws;
+  std::vector<double> values;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const ld_square_block& b = blocks[k];
+    const prepared_rows &A = rows_of(b.r0, b.r1), &B = rows_of(b.c0, b.c1);
+    const int64_t na = b.r1 - b.r0, nb = b.c1 - b.c0;
+    values.resize(static_cast<size_t>(na * nb));
+    ld_block(exec, A, 0, na, B, 0, nb, opt.stat, ld_path::automatic, values.data(), nb, ws);
+    sink(b, values.data());
+    report(progress, "linkage disequilibrium", double(k + 1) / double(blocks.size()));
+  }
+}
 
 void compute_ld_square(const executor& exec, const genotype_source& data, const ld_options& opt,
                        const std::function<void(int64_t, int64_t, const double*)>& sink,
