@@ -48,8 +48,8 @@ struct genotype_gram {
 
 /// F over every sample and variant of `data`, with `a1_freq` (one per variant, in [0, 1]) imputing
 /// the missing calls. Throws input_error when no variant is polymorphic at these frequencies.
-/// Over the ranks of a distributed executor (Gaussian kernel; collective): each rank reads its own
-/// variants and holds its rows of F (the GRM's split) and the whole diagonal.
+/// Over the ranks of a distributed executor (collective): each rank reads its own variants and
+/// holds its rows of F (the GRM's split, rows_of_rank) and the whole diagonal.
 genotype_gram compute_genotype_gram(const executor& exec, const genotype_source& data, kernel_type type,
                                     std::span<const double> a1_freq, progress_sink* progress);
 

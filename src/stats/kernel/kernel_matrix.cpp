@@ -57,17 +57,23 @@ genotype_gram compute_genotype_gram(const executor& exec, const genotype_source&
     exec.comm().sum(g.diagonal.data(), n);  // each entry from its row's owner: exact
     return g;
   }
-  if (exec.comm().distributed())
-    throw unsupported_error("the IBS kernel's Gram matrix is not split over MPI ranks; run it as one process");
+  // Over ranks (as the GRM): each rank adds its own variants; flush() sums them to the owners of
+  // their rows, with both triangles.
+  const communicator& comm = exec.comm();
+  const bool split = comm.distributed();
+  const sample_range mine = split ? rows_of_rank(n, comm.rank(), comm.size()) : sample_range{0, n};
+  g.row_begin = mine.first, g.row_end = mine.first + mine.count, g.rows_over_ranks = split;
   detail::stage_clock clock(g.stage_seconds);
   const int threads = exec.threads();
-  clock.time("allocate", [&] { g.F = zeroed_matrix<double>(static_cast<size_t>(n * n), threads); });
+  // (At least one entry: a rank without rows still adds its variants for the others.)
+  clock.time("allocate", [&] { g.F = zeroed_matrix<double>(static_cast<size_t>(std::max<int64_t>(mine.count * n, 1)), threads); });
   {
-    sample_sums sums(exec, n, {.C = g.F.data(), .ld = n});
+    sample_sums sums(exec, n, {.C = g.F.data(), .ld = n, .rows_over_ranks = split});
     constexpr int64_t block = 8192;
     std::vector<code_table> t1, t2, t3;
-    for (int64_t first = 0; first < m; first += block) {
-      const int64_t count = std::min(block, m - first);
+    const int64_t v0 = m * comm.rank() / comm.size(), v1 = m * (comm.rank() + 1) / comm.size();
+    for (int64_t first = v0; first < v1; first += block) {
+      const int64_t count = std::min(block, v1 - first);
       packed_genotypes copy;
       variant_major_view v;
       clock.time("read", [&] { v = data.block(first, count, copy); });
@@ -80,11 +86,17 @@ genotype_gram compute_genotype_gram(const executor& exec, const genotype_source&
         sums.add(v, t2, {}, true);
         sums.add(v, t3, {}, true);
       });
-      report(progress, "IBS kernel", double(first + count) / double(m));
+      report(progress, "IBS kernel", double(first + count - v0) / double(std::max<int64_t>(v1 - v0, 1)));
     }
     clock.time("collect sums", [&] { sums.flush(); });
   }
-  clock.time("finish", [&] { detail::mirror_lower(g.F.data(), n, threads); });
+  if (!split) {
+    clock.time("finish", [&] { detail::mirror_lower(g.F.data(), n, threads); });
+    return g;
+  }
+  g.diagonal.assign(static_cast<size_t>(n), 0.0);
+  for (int64_t i = mine.first; i < mine.first + mine.count; ++i) g.diagonal[i] = g.F[(i - mine.first) * n + i];
+  comm.sum(g.diagonal.data(), n);  // each entry from its row's owner: exact
   return g;
 }
 

@@ -105,7 +105,6 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   if (over_ranks) {
     const std::string ranks = " runs as one process (not over MPI ranks yet); run it without mpirun";
     if (opt.cv.folds != 0) throw input_error("--cv" + ranks);
-    if (opt.kernel == kernel_type::ibs) throw input_error("--kernel ibs" + ranks);
     if (opt.kernel_on == kernel_residence::device)
       throw input_error("--kernel-on device: over MPI ranks each rank builds its kernel rows on the host");
   }

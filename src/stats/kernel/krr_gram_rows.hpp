@@ -10,8 +10,8 @@
 
 namespace pmx::detail {
 
-/// (K + αI) W = Y over the ranks of exec.comm() for K the Gaussian kernel between the `fitted`
-/// samples (ascending indices of g) with `gamma` and the covariates' distances: each rank makes
+/// (K + αI) W = Y over the ranks of exec.comm() for K g's kernel between the `fitted` samples
+/// (ascending indices of g; Gaussian: with `gamma` and the covariates' distances): each rank makes
 /// the kernel rows of the fitted samples among its rows of g, sends each to the rank whose
 /// tile-cyclic columns hold it (tile opt.tile; K symmetric, a row is a column) and
 /// solve_kernel_ridge(over_ranks) solves. Y: fitted × traits, column-major, the same on every

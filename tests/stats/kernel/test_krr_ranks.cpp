@@ -5,7 +5,8 @@
 // equations; only the Cholesky's order of operations differs). The data have the awkward shapes of
 // the krr command tests (phenotypes and covariates in other orders, NA, -9, a TEST sample without
 // a covariate); a small tile gives every rank several tile columns, and with 4 ranks the last one
-// holds TEST rows only. What does not split yet is refused by name, nothing written.
+// holds TEST rows only. Both kernels (the IBS one's Gram matrix from three tables). What does not
+// split yet is refused by name, nothing written.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -73,6 +74,16 @@ TEST(KrrRanks, SplitOverRanksEqualsOneProcess) {
         EXPECT_NE(log.find("over ranks runs on GPUs"), std::string::npos) << log;
       }
     }
+  // The IBS kernel: its Gram matrix's three indicator tables summed over the ranks' variants.
+  const std::string ibs = " --bfile " + d.train + " --pheno " + d.pheno + " --pheno-name height --kernel ibs --alpha 0.3 --predict " +
+                          d.test + " --tile 24";
+  ASSERT_EQ(panoramix("krr" + ibs + " --threads 1 --out " + one + "_ibs"), 0) << read_text(one + "_ibs.log");
+  for (int np : {2, 3}) {
+    const std::string split = dir + "/ibs_np" + std::to_string(np);
+    ASSERT_EQ(run(mpirun_panoramix(np) + " krr" + ibs + " --out " + split, split + ".out"), 0) << read_text(split + ".out");
+    EXPECT_LE(column_difference(one + "_ibs.weights", split + ".weights"), 1e-12) << np << " ranks, ibs";
+    EXPECT_LE(column_difference(one + "_ibs.pred", split + ".pred"), 1e-12) << np << " ranks, ibs";
+  }
   for (const auto& f : std::filesystem::directory_iterator(dir))  // no temporary left behind
     EXPECT_EQ(f.path().string().find(".tmp."), std::string::npos) << f.path();
 }
@@ -89,7 +100,6 @@ TEST(KrrRanks, RefusesWhatDoesNotSplitByName) {
   };
   int k = 0;
   for (const refusal& r : {refusal{"--cv 3 --gamma-grid 1e-4,2e-4 --alpha 1", "--cv runs as one process"},
-                           refusal{"--kernel ibs --alpha 1", "--kernel ibs runs as one process"},
                            refusal{"--gamma 2e-4 --alpha 1 --kernel-on device", "each rank builds its kernel rows"}}) {
     const std::string out = dir + "/r" + std::to_string(k++);
     EXPECT_NE(run(mpirun_panoramix(2) + base + r.flags + " --out " + out, out + ".out"), 0) << r.flags;
