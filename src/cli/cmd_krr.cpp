@@ -72,9 +72,9 @@ void add_krr_command(CLI::App& app, int argc, char** argv, int& status) {
       "  PREFIX.cv: trait gamma alpha n mspe pearson_r chosen (one line per trait and grid point).\n"
       "Outputs: PREFIX.weights (FID IID W per phenotype), PREFIX.pred, PREFIX.eval (trait n mspe\n"
       "  pearson_r), PREFIX.precision (tile map of fp32/adaptive), PREFIX.log.\n"
-      "Over several processes: mpirun -np N panoramix krr ... (without --cv) splits the\n"
-      "  variants of the Gram matrix over N ranks, each rank keeps its rows; K's tile-cyclic columns\n"
-      "  are made where those rows lie and sent to their ranks, and (K + alpha I) W = Y is solved\n"
+      "Over several processes: mpirun -np N panoramix krr ... splits the variants of the Gram\n"
+      "  matrix over N ranks, each rank keeps its rows; K's tile-cyclic columns are made where those\n"
+      "  rows lie and sent to their ranks, and (K + alpha I) W = Y (every --cv fold too) is solved\n"
       "  over the ranks (the tile Cholesky over GPUs with --device cuda, one each; ScaLAPACK on CPUs).\n"
       "Example: panoramix krr --bfile train --pheno y.txt --all-pheno --gamma 1e-4 --alpha 1\n"
       "           --predict test --out y");

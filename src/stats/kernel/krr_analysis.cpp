@@ -103,8 +103,6 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   // Over MPI ranks: the Gram matrix split by rows, K's tile-cyclic columns, the solve over ranks.
   const bool over_ranks = exec.comm().distributed();
   if (over_ranks) {
-    const std::string ranks = " runs as one process (not over MPI ranks yet); run it without mpirun";
-    if (opt.cv.folds != 0) throw input_error("--cv" + ranks);
     if (opt.kernel_on == kernel_residence::device)
       throw input_error("--kernel-on device: over MPI ranks each rank builds its kernel rows on the host");
   }

@@ -8,7 +8,8 @@
 #include <string>
 
 #include "panoramix/error.hpp"
-#include "panoramix/ops/dense_linalg.hpp"
+#include "panoramix/ops/tile_cholesky.hpp"
+#include "stats/kernel/krr_gram_rows.hpp"
 
 namespace pmx {
 
@@ -53,9 +54,11 @@ krr_cv_result cross_validate_krr(const executor& exec, const genotype_gram& g, c
         (r.fold[k] == f ? held_at : train_at).push_back(k);
       }
       const int64_t nt = static_cast<int64_t>(train.size()), nh = static_cast<int64_t>(held.size());
-      matrix_buffer<double> K(static_cast<size_t>(nt * nt)), Kh(static_cast<size_t>(nh * nt));
-      kernel_block(g, gammas[gi], covariates, n_covariates, train, train, K.data(), nt, exec.threads());
-      kernel_block(g, gammas[gi], covariates, n_covariates, held, train, Kh.data(), nt, exec.threads());
+      // Over ranks (g split by rows): K's tile-cyclic columns on each rank, solved over the ranks.
+      matrix_buffer<double> K = g.rows_over_ranks
+                                    ? detail::tile_cyclic_kernel(exec, g, gammas[gi], covariates, n_covariates, train, solve.tile)
+                                    : matrix_buffer<double>(static_cast<size_t>(nt * nt));
+      if (!g.rows_over_ranks) kernel_block(g, gammas[gi], covariates, n_covariates, train, train, K.data(), nt, exec.threads());
       matrix_buffer<double> Yt(static_cast<size_t>(nt * traits));
       std::vector<double> mean(static_cast<size_t>(traits), 0.0);
       for (int64_t c = 0; c < traits; ++c) {
@@ -64,9 +67,11 @@ krr_cv_result cross_validate_krr(const executor& exec, const genotype_gram& g, c
         for (int64_t k = 0; k < nt; ++k) Yt[c * nt + k] = Y[c * n + train_at[k]] - mean[c];
       }
       for (int64_t ai = 0; ai < n_alpha; ++ai) {
-        const kernel_ridge_solution s = solve_kernel_ridge(exec, nt, K.data(), opt.alpha_grid[ai], traits, Yt.data(), solve);
+        const kernel_ridge_solution s =
+            g.rows_over_ranks ? solve_kernel_ridge(exec, over_ranks, nt, K.data(), opt.alpha_grid[ai], traits, Yt.data(), solve)
+                              : solve_kernel_ridge(exec, nt, K.data(), opt.alpha_grid[ai], traits, Yt.data(), solve);
         matrix_buffer<double> P(static_cast<size_t>(nh * traits));
-        dense_gemm(exec.host(), true, false, nh, traits, nt, 1.0, Kh.data(), nt, s.W.data(), nt, 0.0, P.data(), nh);
+        detail::predict_from_gram(exec, g, gammas[gi], covariates, n_covariates, held, train, s.W.data(), traits, P.data());
         auto& out = pred[gi * n_alpha + ai];
         for (int64_t c = 0; c < traits; ++c)
           for (int64_t k = 0; k < nh; ++k) out[c * n + held_at[k]] = P[c * nh + k] + mean[c];

@@ -27,13 +27,12 @@ std::pair<int64_t, int64_t> positions_in(std::span<const int64_t> samples, sampl
 
 }  // namespace
 
-kernel_ridge_solution associate_from_gram_rows(const executor& exec, const genotype_gram& g, double gamma,
-                                               const double* covariates, int64_t n_covariates,
-                                               std::span<const int64_t> fitted, double alpha, const double* Y,
-                                               int64_t traits, const kernel_ridge_options& opt) {
+matrix_buffer<double> tile_cyclic_kernel(const executor& exec, const genotype_gram& g, double gamma,
+                                         const double* covariates, int64_t n_covariates,
+                                         std::span<const int64_t> fitted, int64_t tile) {
   const communicator& comm = exec.comm();
   const int P = comm.size(), me = comm.rank();
-  const int64_t n = static_cast<int64_t>(fitted.size()), T = opt.tile;
+  const int64_t n = static_cast<int64_t>(fitted.size()), T = tile;
   PMX_EXPECTS(std::is_sorted(fitted.begin(), fitted.end()), "kernel rows: fitted samples in ascending order");
   auto owner = [&](int64_t a) { return static_cast<int>((a / T) % P); };
   // This rank's fitted rows of K, ordered by the rank whose columns they are (ascending within).
@@ -50,12 +49,21 @@ kernel_ridge_solution associate_from_gram_rows(const executor& exec, const genot
       if (owner(a) == me) recv[o] += n * int64_t(sizeof(double));
   }
   const int64_t width = tile_cyclic_width(n, T, me, P);
-  matrix_buffer<double> rows(static_cast<size_t>(std::max<int64_t>(static_cast<int64_t>(samples.size()) * n, 1)));
   matrix_buffer<double> K(static_cast<size_t>(std::max<int64_t>(width * n, 1)));
-  kernel_block(g, gamma, covariates, n_covariates, samples, fitted, rows.data(), n, exec.threads());
-  comm.exchange(rows.data(), send.data(), K.data(), recv.data());
-  rows = matrix_buffer<double>();
-  return solve_kernel_ridge(exec, over_ranks, n, K.data(), alpha, traits, Y, opt);
+  {
+    matrix_buffer<double> rows(static_cast<size_t>(std::max<int64_t>(static_cast<int64_t>(samples.size()) * n, 1)));
+    kernel_block(g, gamma, covariates, n_covariates, samples, fitted, rows.data(), n, exec.threads());
+    comm.exchange(rows.data(), send.data(), K.data(), recv.data());
+  }
+  return K;
+}
+
+kernel_ridge_solution associate_from_gram_rows(const executor& exec, const genotype_gram& g, double gamma,
+                                               const double* covariates, int64_t n_covariates,
+                                               std::span<const int64_t> fitted, double alpha, const double* Y,
+                                               int64_t traits, const kernel_ridge_options& opt) {
+  const matrix_buffer<double> K = tile_cyclic_kernel(exec, g, gamma, covariates, n_covariates, fitted, opt.tile);
+  return solve_kernel_ridge(exec, over_ranks, static_cast<int64_t>(fitted.size()), K.data(), alpha, traits, Y, opt);
 }
 
 void predict_from_gram(const executor& exec, const genotype_gram& g, double gamma, const double* covariates,

@@ -7,8 +7,18 @@
 #include "panoramix/executor.hpp"
 #include "panoramix/kernel_matrix.hpp"
 #include "panoramix/kernel_ridge.hpp"
+#include "panoramix/matrix_buffer.hpp"
 
 namespace pmx::detail {
+
+/// This rank's tile-cyclic columns (tile `tile`; n × tile_cyclic_width, leading dimension n, n the
+/// number of `fitted`) of K, g's kernel between the `fitted` samples (ascending indices of g;
+/// Gaussian: with `gamma` and the covariates' distances): each rank makes the kernel rows of the
+/// fitted samples among its rows of g and sends each to the rank whose columns hold it (K
+/// symmetric: a row is a column). Collective.
+matrix_buffer<double> tile_cyclic_kernel(const executor& exec, const genotype_gram& g, double gamma,
+                                         const double* covariates, int64_t n_covariates,
+                                         std::span<const int64_t> fitted, int64_t tile);
 
 /// (K + αI) W = Y over the ranks of exec.comm() for K g's kernel between the `fitted` samples
 /// (ascending indices of g; Gaussian: with `gamma` and the covariates' distances): each rank makes
