@@ -101,11 +101,9 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   if (!ctx.make_executor || !ctx.open_genotypes) throw logic_error("run_krr_analysis: incomplete context");
   const executor exec = ctx.make_executor();
   // Over MPI ranks: the Gram matrix split by rows, K's tile-cyclic columns, the solve over ranks.
-  const bool over_ranks = exec.comm().distributed();
-  if (over_ranks) {
-    if (opt.kernel_on == kernel_residence::device)
-      throw input_error("--kernel-on device: over MPI ranks each rank builds its kernel rows on the host");
-  }
+  const bool split = exec.comm().distributed();
+  if (split && opt.kernel_on == kernel_residence::device)
+    throw input_error("--kernel-on device: over MPI ranks each rank builds its kernel rows on the host");
   const std::unique_ptr<genotype_source> train = ctx.open_genotypes();
   const int64_t n_train = train->n_samples(), m = train->n_variants();
   if (m == 0) throw input_error(opt.bfile + ": no autosomal variants left for the kernel");
@@ -167,7 +165,7 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   std::vector<double> p(static_cast<size_t>(m));
   for (int64_t j = 0; j < m; ++j) p[j] = grm_frequency(af.a1[j]);
   log.end();
-  if (opt.kernel_on != kernel_residence::host && !over_ranks) {
+  if (opt.kernel_on != kernel_residence::host && !split) {
     const std::string why = resident_refusal(opt, exec, af.total_missing(), test.get());
     if (why.empty()) {
       run_resident(opt, exec, *train, test.get(), cov, nc, tr, r, log);
@@ -186,7 +184,7 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
   log.message(std::string(kernel_name(opt.kernel)) + " Gram matrix of " + std::to_string(n_all) + " samples over " +
               std::to_string(m) + " variants" +
               (test ? " (" + std::to_string(n_train) + " training and " + std::to_string(n_test) + " TEST samples)" : "") +
-              (over_ranks ? ", its rows split over " + std::to_string(exec.comm().size()) +
+              (split ? ", its rows split over " + std::to_string(exec.comm().size()) +
                                 " ranks; K's tile-cyclic columns (tile " + std::to_string(opt.solve.tile) +
                                 ") made where the rows lie and sent to their ranks, solved over the ranks"
                           : ""));
@@ -223,20 +221,12 @@ krr_analysis run_krr_analysis(const krr_analysis_options& opt, const analysis_co
     const double gamma = gamma_of[c0], alpha = alpha_of[c0];
     matrix_buffer<double> Yg(static_cast<size_t>(n * tg));
     for (int64_t k = 0; k < tg; ++k) std::copy_n(Y.data() + group[k] * n, n, Yg.data() + k * n);
-    kernel_ridge_solution s;
-    if (over_ranks) {
-      log.begin("kernel rows and associate");
-      s = detail::associate_from_gram_rows(exec, g, gamma, covariates, nc, fitted, alpha, Yg.data(), tg, opt.solve);
-      log.end();
-    } else {
-      matrix_buffer<double> K(static_cast<size_t>(n * n));
-      log.begin("kernel");
-      kernel_block(g, gamma, covariates, nc, fitted, fitted, K.data(), n, exec.threads());
-      log.end();
-      log.begin("associate");
-      s = solve_kernel_ridge(exec, n, K.data(), alpha, tg, Yg.data(), opt.solve);
-      log.end();
-    }
+    log.begin("kernel");
+    const matrix_buffer<double> K = detail::tile_cyclic_kernel(exec, g, gamma, covariates, nc, fitted, opt.solve.tile);
+    log.end();
+    log.begin("associate");
+    kernel_ridge_solution s = solve_kernel_ridge(exec, over_ranks, n, K.data(), alpha, tg, Yg.data(), opt.solve);
+    log.end();
     for (const auto& [name, seconds] : s.stage_seconds) log.substage(name, seconds);
     if (!s.fallback.empty())
       log.message("Warning: " + std::string(solve_precision_name(opt.solve.precision)) + " solve fell back to fp64: " +

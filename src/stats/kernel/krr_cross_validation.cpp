@@ -54,11 +54,8 @@ krr_cv_result cross_validate_krr(const executor& exec, const genotype_gram& g, c
         (r.fold[k] == f ? held_at : train_at).push_back(k);
       }
       const int64_t nt = static_cast<int64_t>(train.size()), nh = static_cast<int64_t>(held.size());
-      // Over ranks (g split by rows): K's tile-cyclic columns on each rank, solved over the ranks.
-      matrix_buffer<double> K = g.rows_over_ranks
-                                    ? detail::tile_cyclic_kernel(exec, g, gammas[gi], covariates, n_covariates, train, solve.tile)
-                                    : matrix_buffer<double>(static_cast<size_t>(nt * nt));
-      if (!g.rows_over_ranks) kernel_block(g, gammas[gi], covariates, n_covariates, train, train, K.data(), nt, exec.threads());
+      // K (over ranks: this rank's tile-cyclic columns, solved over the ranks).
+      const matrix_buffer<double> K = detail::tile_cyclic_kernel(exec, g, gammas[gi], covariates, n_covariates, train, solve.tile);
       matrix_buffer<double> Yt(static_cast<size_t>(nt * traits));
       std::vector<double> mean(static_cast<size_t>(traits), 0.0);
       for (int64_t c = 0; c < traits; ++c) {
@@ -68,8 +65,7 @@ krr_cv_result cross_validate_krr(const executor& exec, const genotype_gram& g, c
       }
       for (int64_t ai = 0; ai < n_alpha; ++ai) {
         const kernel_ridge_solution s =
-            g.rows_over_ranks ? solve_kernel_ridge(exec, over_ranks, nt, K.data(), opt.alpha_grid[ai], traits, Yt.data(), solve)
-                              : solve_kernel_ridge(exec, nt, K.data(), opt.alpha_grid[ai], traits, Yt.data(), solve);
+            solve_kernel_ridge(exec, over_ranks, nt, K.data(), opt.alpha_grid[ai], traits, Yt.data(), solve);
         matrix_buffer<double> P(static_cast<size_t>(nh * traits));
         detail::predict_from_gram(exec, g, gammas[gi], covariates, n_covariates, held, train, s.W.data(), traits, P.data());
         auto& out = pred[gi * n_alpha + ai];

@@ -33,6 +33,12 @@ matrix_buffer<double> tile_cyclic_kernel(const executor& exec, const genotype_gr
   const communicator& comm = exec.comm();
   const int P = comm.size(), me = comm.rank();
   const int64_t n = static_cast<int64_t>(fitted.size()), T = tile;
+  if (!comm.distributed()) {  // one rank: the whole K, made in place
+    matrix_buffer<double> K(static_cast<size_t>(n * n));
+    kernel_block(g, gamma, covariates, n_covariates, fitted, fitted, K.data(), n, exec.threads());
+    return K;
+  }
+  PMX_EXPECTS(g.rows_over_ranks, "kernel rows over ranks: a Gram matrix split over the ranks");
   PMX_EXPECTS(std::is_sorted(fitted.begin(), fitted.end()), "kernel rows: fitted samples in ascending order");
   auto owner = [&](int64_t a) { return static_cast<int>((a / T) % P); };
   // This rank's fitted rows of K, ordered by the rank whose columns they are (ascending within).
@@ -56,14 +62,6 @@ matrix_buffer<double> tile_cyclic_kernel(const executor& exec, const genotype_gr
     comm.exchange(rows.data(), send.data(), K.data(), recv.data());
   }
   return K;
-}
-
-kernel_ridge_solution associate_from_gram_rows(const executor& exec, const genotype_gram& g, double gamma,
-                                               const double* covariates, int64_t n_covariates,
-                                               std::span<const int64_t> fitted, double alpha, const double* Y,
-                                               int64_t traits, const kernel_ridge_options& opt) {
-  const matrix_buffer<double> K = tile_cyclic_kernel(exec, g, gamma, covariates, n_covariates, fitted, opt.tile);
-  return solve_kernel_ridge(exec, over_ranks, static_cast<int64_t>(fitted.size()), K.data(), alpha, traits, Y, opt);
 }
 
 void predict_from_gram(const executor& exec, const genotype_gram& g, double gamma, const double* covariates,

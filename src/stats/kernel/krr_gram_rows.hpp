@@ -13,23 +13,13 @@ namespace pmx::detail {
 
 /// This rank's tile-cyclic columns (tile `tile`; n × tile_cyclic_width, leading dimension n, n the
 /// number of `fitted`) of K, g's kernel between the `fitted` samples (ascending indices of g;
-/// Gaussian: with `gamma` and the covariates' distances): each rank makes the kernel rows of the
-/// fitted samples among its rows of g and sends each to the rank whose columns hold it (K
-/// symmetric: a row is a column). Collective.
+/// Gaussian: with `gamma` and the covariates' distances) — what solve_kernel_ridge(over_ranks)
+/// takes. Over ranks (g split by rows) each rank makes the kernel rows of the fitted samples among
+/// its rows of g and sends each to the rank whose columns hold it (K symmetric: a row is a column);
+/// collective. One rank: the whole K, made in place.
 matrix_buffer<double> tile_cyclic_kernel(const executor& exec, const genotype_gram& g, double gamma,
                                          const double* covariates, int64_t n_covariates,
                                          std::span<const int64_t> fitted, int64_t tile);
-
-/// (K + αI) W = Y over the ranks of exec.comm() for K g's kernel between the `fitted` samples
-/// (ascending indices of g; Gaussian: with `gamma` and the covariates' distances): each rank makes
-/// the kernel rows of the fitted samples among its rows of g, sends each to the rank whose
-/// tile-cyclic columns hold it (tile opt.tile; K symmetric, a row is a column) and
-/// solve_kernel_ridge(over_ranks) solves. Y: fitted × traits, column-major, the same on every
-/// rank; so is the solution. Collective.
-kernel_ridge_solution associate_from_gram_rows(const executor& exec, const genotype_gram& g, double gamma,
-                                               const double* covariates, int64_t n_covariates,
-                                               std::span<const int64_t> fitted, double alpha, const double* Y,
-                                               int64_t traits, const kernel_ridge_options& opt);
 
 /// P (rows.size() × traits, column-major) = K(rows, fitted) W: each rank the rows of g it holds,
 /// then summed over the ranks (each entry from one rank: exact), the same on every rank.
