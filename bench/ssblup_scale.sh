@@ -8,7 +8,8 @@
 #   bench/ssblup_scale.sh BIN [ANIMALS GENOTYPED VARIANTS DIR DEVICE]
 #     defaults: 5,000,000 animals, 500,000 genotyped, 50,000 variants, a temporary DIR (removed
 #     at the end; a given DIR is kept, and a simulation already in it is reused), --device auto.
-#   Environment: TRAITS="1 3" (trait counts), MODELS="sssnpblup pblup", SSGTABLUP=1 adds
+#   Environment: TRAITS="1 3" (trait counts: 1, or all of the simulated ones), H2=0.3,0.4,0.2 (the
+#     simulated traits' heritabilities; their count sets the traits), MODELS="sssnpblup pblup", SSGTABLUP=1 adds
 #     ssgtablup (its set-up forms the k_snp x k_snp matrix Z'A_gg^-1 Z: 20 GB and n_g k_snp^2
 #     flops at 50,000 variants), TOL=1e-12, THREADS (default all cores), GENERATIONS=10,
 #     SIRES=(ANIMALS/10,000 per generation, at least 40), MAX_ITER=5000.
@@ -23,6 +24,8 @@ VARIANTS=${4:-50000}
 DIR=${5:-}
 DEVICE=${6:-auto}
 TRAITS=${TRAITS:-"1 3"}
+H2=${H2:-0.3,0.4,0.2}
+NTRAITS=$(awk -F, '{ print NF }' <<< "$H2")
 MODELS=${MODELS:-"sssnpblup pblup"}
 [[ "${SSGTABLUP:-0}" == 1 ]] && MODELS="$MODELS ssgtablup"
 TOL=${TOL:-1e-12}
@@ -44,7 +47,7 @@ if [[ ! -s "$DIR/sim.bed" || ! -s "$DIR/sim.pheno" ]]; then
   start=$(now)
   "$BIN" simulate-pedigree --animals "$ANIMALS" --founders $(( ANIMALS / 50 > 500 ? ANIMALS / 50 : 500 )) \
     --generations "$GENERATIONS" --sires "$SIRES" --genotyped "$GENOTYPED" --variants "$VARIANTS" \
-    --chromosomes 30 --qtl 1000 --h2 0.3,0.4,0.2 --herds $(( ANIMALS / 2000 > 50 ? ANIMALS / 2000 : 50 )) \
+    --chromosomes 30 --qtl 1000 --h2 "$H2" --herds $(( ANIMALS / 2000 > 50 ? ANIMALS / 2000 : 50 )) \
     --seed 7 "${THREADS_ARG[@]}" --out "$DIR/sim" > "$DIR/sim.out" 2>&1 || { cat "$DIR/sim.out"; exit 1; }
   echo "simulate-pedigree: $ANIMALS animals, $GENOTYPED genotyped x $VARIANTS variants, $GENERATIONS generations, $SIRES sires/generation: $(elapsed "$start") s"
 else
@@ -56,7 +59,9 @@ awk '/^genetic/ { print; getline; print $1; next } /^residual/ { print; getline;
 echo "records: $(( $(wc -l < "$DIR/sim.pheno") - 1 )); .bed $(du -h "$DIR/sim.bed" | cut -f1); device $DEVICE"
 
 for T in $TRAITS; do
-  if [[ "$T" == 1 ]]; then TRAIT_LIST=trait1; VC="$DIR/sim1.vc"; else TRAIT_LIST=trait1,trait2,trait3; VC="$DIR/sim.vc"; fi
+  if [[ "$T" == 1 ]]; then TRAIT_LIST=trait1; VC="$DIR/sim1.vc"
+  elif [[ "$T" == "$NTRAITS" ]]; then TRAIT_LIST=$(seq -s, -f "trait%g" 1 "$T"); VC="$DIR/sim.vc"
+  else echo "TRAITS: $T is neither 1 nor the $NTRAITS simulated traits (H2=$H2)"; exit 2; fi
   for MODEL in $MODELS; do
     OUTP="$DIR/${MODEL}_t$T"
     BFILE=(--bfile "$DIR/sim")

@@ -292,6 +292,23 @@ std::vector<double> record_equations::fixed_block() const {
   return M;
 }
 
+std::vector<double> record_equations::fixed_diagonal() const {
+  // A record's columns for trait k are distinct and belong to trait k alone, so only the k = l
+  // terms of fixed_block() with the same column reach the diagonal.
+  const int t = t_;
+  std::vector<double> d(p_, 0.0);
+  for (int64_t r = 0; r < records_; ++r) {
+    const uint32_t pat = pattern_[r];
+    const double* R = rinv_.data() + int64_t{pattern_index_[r]} * t * t;
+    for (int k = 0; k < t; ++k) {
+      if (!(pat >> k & 1)) continue;
+      const double rkk = R[k * t + k];
+      for_record_columns(r, k, [&](int64_t c, double x) { d[c] += x * rkk * x; });
+    }
+  }
+  return d;
+}
+
 std::vector<double> record_equations::animal_blocks() const {
   const int t = t_;
   std::vector<double> B(n_ * t * t, 0.0);

@@ -146,46 +146,50 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
   sw = stopwatch();
   const bool dense_fixed = p <= opt.dense_fixed_limit;
   std::vector<double> fixed_pre;
-  {
+  if (dense_fixed) {
     std::vector<double> XRX = eq.fixed_block();
-    if (dense_fixed) {
-      fixed_pre.assign(p * p, 0.0);
-      for (int64_t i = 0; i < p; ++i) fixed_pre[i * p + i] = 1.0;
-      std::vector<double> diag(p);
-      for (int64_t i = 0; i < p; ++i) diag[i] = XRX[i * p + i];
-      std::string why;
-      try {
-        cholesky_solve(exec.host().with_threads(threads), p, XRX.data(), p, p, fixed_pre.data(), p);
-        // The cpu factorisation leaves L in the lower triangle: a pivot L_ii² that is a
-        // rounding-level fraction of the diagonal means a column is (numerically) a combination
-        // of earlier ones.
-        for (int64_t i = 0; i < p && why.empty(); ++i)
-          if (XRX[i * p + i] * XRX[i * p + i] < 1e-10 * diag[i])
-            why = "column " + std::to_string(i + 1) + " is a combination of earlier ones";
-      } catch (const numeric_error& e) {
-        why = e.what();
-      }
-      if (!why.empty())
-        throw input_error("the fixed effects are not estimable: X'R^-1X is singular (" + why +
-                          "); a class level or covariate is confounded with the others");
-    } else {
-      fixed_pre.resize(p);
-      for (int64_t i = 0; i < p; ++i) {
-        if (!(XRX[i * p + i] > 0)) throw input_error("a fixed effect has no record");
-        fixed_pre[i] = 1 / XRX[i * p + i];
-      }
+    fixed_pre.assign(p * p, 0.0);
+    for (int64_t i = 0; i < p; ++i) fixed_pre[i * p + i] = 1.0;
+    std::vector<double> diag(p);
+    for (int64_t i = 0; i < p; ++i) diag[i] = XRX[i * p + i];
+    std::string why;
+    try {
+      cholesky_solve(exec.host().with_threads(threads), p, XRX.data(), p, p, fixed_pre.data(), p);
+      // The cpu factorisation leaves L in the lower triangle: a pivot L_ii² that is a
+      // rounding-level fraction of the diagonal means a column is (numerically) a combination
+      // of earlier ones.
+      for (int64_t i = 0; i < p && why.empty(); ++i)
+        if (XRX[i * p + i] * XRX[i * p + i] < 1e-10 * diag[i])
+          why = "column " + std::to_string(i + 1) + " is a combination of earlier ones";
+    } catch (const numeric_error& e) {
+      why = e.what();
+    }
+    if (!why.empty())
+      throw input_error("the fixed effects are not estimable: X'R^-1X is singular (" + why +
+                        "); a class level or covariate is confounded with the others");
+  } else {
+    fixed_pre = eq.fixed_diagonal();
+    for (double& v : fixed_pre) {
+      if (!(v > 0)) throw input_error("a fixed effect has no record");
+      v = 1 / v;
     }
   }
   std::vector<double> block_inv(rows * t * t);
   {
     const std::vector<double> d = term->diagonal();
     const std::vector<double> blocks = eq.animal_blocks();
-    std::vector<double> B(t * t);
-    for (int64_t i = 0; i < rows; ++i) {
-      for (int j = 0; j < t * t; ++j) B[j] = (i < n ? blocks[i * t * t + j] : 0.0) + d[i] * G0inv[j];
-      if (!spd_inverse_small(B.data(), t, block_inv.data() + i * t * t))
-        throw numeric_error("preconditioner block of unknown row " + std::to_string(i) + " is not positive definite");
+    int64_t bad = rows;  // the first row whose block is not positive definite
+#pragma omp parallel num_threads(threads) if (rows >= 65536)
+    {
+      std::vector<double> B(t * t);
+#pragma omp for schedule(static) reduction(min : bad)
+      for (int64_t i = 0; i < rows; ++i) {
+        for (int j = 0; j < t * t; ++j) B[j] = (i < n ? blocks[i * t * t + j] : 0.0) + d[i] * G0inv[j];
+        if (!spd_inverse_small(B.data(), t, block_inv.data() + i * t * t)) bad = std::min(bad, i);
+      }
     }
+    if (bad < rows)
+      throw numeric_error("preconditioner block of unknown row " + std::to_string(bad) + " is not positive definite");
   }
   sol.setup_seconds.emplace_back("preconditioner", sw.seconds());
   // ---- products (V and Y cross to the device on cuda: page-locked there)

@@ -37,6 +37,9 @@ class record_equations {
   void rhs(double* b_beta, double* b_a) const;
   /// Dense XᵀR⁻¹X (p × p, row-major).
   std::vector<double> fixed_block() const;
+  /// The diagonal of XᵀR⁻¹X (p values), without the p × p matrix: with many fixed effects (herds ×
+  /// traits at a national size, p ≈ 80,000) the dense block is 51 GB.
+  std::vector<double> fixed_diagonal() const;
   /// Per-animal t × t blocks of WᵀR⁻¹W (n · t² values; zeros for animals without records).
   std::vector<double> animal_blocks() const;
   /// Estimates on the input scale from the solution β (internal, centred covariates).
