@@ -67,6 +67,9 @@ class communicator;
 class rank_shared_output {
  public:
   rank_shared_output(const communicator& comm, const std::string& path);
+  /// The same on a file rank 0 already made (`file`, null on the other ranks), e.g. one of an
+  /// output_group: commit() then only waits for every rank's parts, and the group renames it.
+  rank_shared_output(const communicator& comm, output_file* file, const std::string& path);
   ~rank_shared_output();
   rank_shared_output(const rank_shared_output&) = delete;
   rank_shared_output& operator=(const rank_shared_output&) = delete;
@@ -74,9 +77,12 @@ class rank_shared_output {
   void commit();
 
  private:
+  rank_shared_output(const communicator& comm, std::unique_ptr<output_file> owned, output_file* borrowed,
+                     const std::string& path);
   const communicator& comm_;
-  std::unique_ptr<output_file> file_;  // rank 0's
-  std::unique_ptr<output_part> part_;  // the others'
+  std::unique_ptr<output_file> owned_;  // rank 0's, when made here
+  output_file* file_ = nullptr;         // rank 0's
+  std::unique_ptr<output_part> part_;   // the others'
 };
 
 /// A set of outputs that land together: commit_all() renames every file only after all were

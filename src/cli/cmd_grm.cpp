@@ -22,7 +22,7 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
       "  gcta     PREFIX.grm.bin (float32 lower triangle) + PREFIX.grm.N.bin + PREFIX.grm.id\n"
       "Over several processes: mpirun -np N panoramix grm ... splits the variants over N ranks (one GPU\n"
       "each with --device cuda); their sums are added (integers exactly, through NCCL between GPUs) to\n"
-      "the rank that owns each row, which finishes its rows and sends them to rank 0 to write.\n"
+      "the rank that owns each row, which finishes its rows and writes them at their place in the files.\n"
       "Example: panoramix grm --bfile sim --out sim --format gcta");
   add_common_options(cmd, *opt, true);
   cmd->add_option("--method", *method, "standardized|vanraden (default standardized)")
@@ -54,7 +54,7 @@ void add_grm_command(CLI::App& app, int argc, char** argv, int& status) {
                     " variants on the int8 tensor cores (exact integers, weights to 2^-44)");
       log.message("GRM (" + *method + ") of " + std::to_string(res.n) + " samples from " +
                   std::to_string(res.n_variants) + " variants");
-      // Over ranks each holds its rows: rank 0 writes them all, in row order, as they arrive.
+      // Over ranks each holds its rows and writes them at their offsets; rank 0 commits the files.
       log.begin("write");
       output_group out;
       write_grm(out, opt->out, *data, res, fmt, exec.threads(), exec.comm());

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "panoramix/error.hpp"
 
@@ -93,43 +94,34 @@ void append_float_row(std::string& bytes, const T* row, int64_t i) {
   for (int64_t j = 0; j <= i; ++j) f[j] = static_cast<float>(row[j]);
 }
 
-// One file of a result held in rows over ranks, written by rank 0 in row order: each rank turns
-// its rows [r0, r1) into bytes (append_row(bytes, i)) in pieces of about 64 MiB; rank 0 writes
-// its own and receives the others' in rank order (a piece's size, then its bytes; size 0 ends a rank).
+// One file of a result held in rows over ranks: each rank turns its rows [r0, r1) into bytes
+// (append_row(bytes, i)) in pieces of about 64 MiB and writes them itself at their place in rank
+// 0's temporary of the file (`file` on rank 0, null elsewhere; its group commits it). The place is
+// the bytes of all rows before r0: `offset` when the rows have a known width, else (-1: text) the
+// totals of the ranks before this one, each rank formatting its rows once more to count them.
 template <class AppendRow>
-void write_rows_over_ranks(const communicator& comm, output_file* file, int64_t r0, int64_t r1, AppendRow append_row) {
+void write_rows_over_ranks(const communicator& comm, output_file* file, const std::string& path, int64_t r0,
+                           int64_t r1, int64_t offset, AppendRow append_row) {
   constexpr size_t piece = size_t{64} << 20;
-  const int me = comm.rank();
-  if (me == 0) {
-    std::string bytes;
+  std::string bytes;
+  if (offset < 0) {
+    std::vector<int64_t> totals(static_cast<size_t>(comm.size()), 0);
     for (int64_t i = r0; i < r1; ++i) {
       append_row(bytes, i);
-      if (bytes.size() >= piece || i + 1 == r1) file->write(bytes.data(), bytes.size()), bytes.clear();
+      totals[static_cast<size_t>(comm.rank())] += static_cast<int64_t>(bytes.size());
+      bytes.clear();
     }
-    for (int from = 1; from < comm.size(); ++from)
-      for (;;) {
-        int64_t size = 0;
-        comm.receive(&size, sizeof size, from);
-        if (size == 0) break;
-        bytes.resize(static_cast<size_t>(size));
-        comm.receive(bytes.data(), size, from);
-        file->write(bytes.data(), bytes.size());
-      }
-    return;
+    comm.sum(totals.data(), comm.size());
+    offset = 0;
+    for (int r = 0; r < comm.rank(); ++r) offset += totals[static_cast<size_t>(r)];
   }
-  std::string bytes;
-  auto send = [&] {
-    const auto size = static_cast<int64_t>(bytes.size());
-    comm.send(&size, sizeof size, 0);
-    if (size) comm.send(bytes.data(), size, 0);
-    bytes.clear();
-  };
+  rank_shared_output shared(comm, file, path);
+  auto at = static_cast<uint64_t>(offset);
   for (int64_t i = r0; i < r1; ++i) {
     append_row(bytes, i);
-    if (bytes.size() >= piece) send();
+    if (bytes.size() >= piece || i + 1 == r1) shared.write_at(at, bytes.data(), bytes.size()), at += bytes.size(), bytes.clear();
   }
-  if (!bytes.empty()) send();
-  send();  // size 0: this rank is done
+  shared.commit();
 }
 
 }  // namespace
@@ -139,31 +131,35 @@ void write_grm(output_group& out, const std::string& prefix, const genotype_sour
   const int64_t n = g.n;
   PMX_EXPECTS(n == data.n_samples(), "GRM and genotypes disagree on the sample count");
   PMX_EXPECTS(format != grm_format::gcta || !g.N.empty(), "GCTA output needs the pair counts");
-  if (g.row_begin != 0 || g.row_end != n) {
-    // Rows over ranks (whole rows: both triangles): rank 0 writes, in row order.
+  if (comm.distributed()) {  // every rank takes this path, also one that holds all the rows or none
+    // Rows over ranks (whole rows: both triangles): each rank writes its own at their offsets.
     const int64_t r0 = g.row_begin;
-    const bool writer = comm.rank() == 0;
-    auto file = [&](const std::string& name) { return writer ? &out.add(name) : nullptr; };
+    auto file = [&](const std::string& name) { return comm.rank() == 0 ? &out.add(name) : nullptr; };
+    auto rows_over_ranks = [&](const std::string& name, int64_t offset, auto append_row) {
+      write_rows_over_ranks(comm, file(name), name, r0, g.row_end, offset, append_row);
+    };
+    const int64_t lower_before = r0 * (r0 + 1) / 2 * int64_t{sizeof(float)};  // GCTA's rows 0 .. r0 − 1
     switch (format) {
       case grm_format::rel_bin:
-        write_rows_over_ranks(comm, file(prefix + ".rel.bin"), r0, g.row_end, [&](std::string& b, int64_t i) {
+        rows_over_ranks(prefix + ".rel.bin", r0 * n * int64_t{sizeof(double)}, [&](std::string& b, int64_t i) {
           b.append(reinterpret_cast<const char*>(g.G.data() + (i - r0) * n), static_cast<size_t>(n) * sizeof(double));
         });
         break;
       case grm_format::rel:
-        write_rows_over_ranks(comm, file(prefix + ".rel"), r0, g.row_end,
-                              [&](std::string& b, int64_t i) { append_rel_row(b, g.G.data() + (i - r0) * n, i); });
+        rows_over_ranks(prefix + ".rel", -1,
+                        [&](std::string& b, int64_t i) { append_rel_row(b, g.G.data() + (i - r0) * n, i); });
         break;
       case grm_format::gcta:
-        write_rows_over_ranks(comm, file(prefix + ".grm.bin"), r0, g.row_end,
-                              [&](std::string& b, int64_t i) { append_float_row(b, g.G.data() + (i - r0) * n, i); });
-        write_rows_over_ranks(comm, file(prefix + ".grm.N.bin"), r0, g.row_end,
-                              [&](std::string& b, int64_t i) { append_float_row(b, g.N.data() + (i - r0) * n, i); });
+        rows_over_ranks(prefix + ".grm.bin", lower_before,
+                        [&](std::string& b, int64_t i) { append_float_row(b, g.G.data() + (i - r0) * n, i); });
+        rows_over_ranks(prefix + ".grm.N.bin", lower_before,
+                        [&](std::string& b, int64_t i) { append_float_row(b, g.N.data() + (i - r0) * n, i); });
         break;
     }
-    if (writer) write_ids(out.add(prefix + (format == grm_format::gcta ? ".grm.id" : ".rel.id")), data, format != grm_format::gcta);
+    if (comm.rank() == 0) write_ids(out.add(prefix + (format == grm_format::gcta ? ".grm.id" : ".rel.id")), data, format != grm_format::gcta);
     return;
   }
+  PMX_EXPECTS(g.row_begin == 0 && g.row_end == n, "one process holds every row of the GRM");
   switch (format) {
     case grm_format::rel_bin: {
       const auto rows = row_pieces(n, [](int64_t) { return 1; });

@@ -97,9 +97,17 @@ output_part::~output_part() {
 
 void output_part::write_at(uint64_t offset, const void* data, size_t bytes) { pwrite_all(fd_, offset, data, bytes, path_); }
 
-rank_shared_output::rank_shared_output(const communicator& comm, const std::string& path) : comm_(comm) {
+rank_shared_output::rank_shared_output(const communicator& comm, const std::string& path)
+    : rank_shared_output(comm, comm.rank() == 0 ? std::make_unique<output_file>(path) : nullptr, nullptr, path) {}
+
+rank_shared_output::rank_shared_output(const communicator& comm, output_file* file, const std::string& path)
+    : rank_shared_output(comm, nullptr, file, path) {}
+
+rank_shared_output::rank_shared_output(const communicator& comm, std::unique_ptr<output_file> owned,
+                                       output_file* borrowed, const std::string& path)
+    : comm_(comm), owned_(std::move(owned)), file_(owned_ ? owned_.get() : borrowed) {
   std::string temporary;
-  if (comm.rank() == 0) file_ = std::make_unique<output_file>(path), temporary = file_->temporary_path();
+  if (comm.rank() == 0) temporary = file_->temporary_path();
   int64_t length = static_cast<int64_t>(temporary.size());
   comm.broadcast(&length, sizeof length, 0);  // the others open it only once it exists
   temporary.resize(static_cast<size_t>(length));
@@ -117,7 +125,8 @@ void rank_shared_output::write_at(uint64_t offset, const void* data, size_t byte
 void rank_shared_output::commit() {
   part_.reset();
   comm_.barrier();  // every rank's parts are in the file
-  if (file_) file_->commit(), file_.reset();
+  if (owned_) owned_->commit(), owned_.reset();
+  file_ = nullptr;
 }
 
 void output_file::commit() {

@@ -1,6 +1,7 @@
 // `mpirun -np N panoramix grm` against the one-process run on the same data: the variants split
 // over the ranks, the sums added over them to the owners of their rows, each owner finishing its
-// whole rows and rank 0 writing them all. Integer outputs (GCTA's pair counts) must be the same
+// whole rows and writing them at their place in the files (the text format's after the ranks before
+// it have counted theirs). Integer outputs (GCTA's pair counts) must be the same
 // bytes; the matrices equal within 1e-12 relative (the doubles are added in another order) and
 // exactly symmetric, the text triangle the same numbers; the log says how many ranks ran. Data: simulated with missing calls (so the standardised N and
 // VanRaden's missing-call corrections take part) and a variant count no rank count divides.
