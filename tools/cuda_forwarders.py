@@ -35,11 +35,13 @@ def strip_preprocessor(text):
 
 def declaration(header_text, name):
     """The prototype of `name` (return type, parameter list) as the header writes it."""
-    m = re.search(r"([^;{}]*?)\b" + re.escape(name) + r"\s*\(([^;{}]*?)\)\s*;", header_text)
-    if not m:
-        return None
-    ret = " ".join(m.group(1).split())
-    return ret, " ".join(m.group(2).split())
+    # The name followed by its parameters and ';', then the return type back to the previous
+    # statement's end (a lazy match anchored before the name was quadratic: minutes per build).
+    for m in re.finditer(r"\b" + re.escape(name) + r"\s*\(([^;{}]*?)\)\s*;", header_text):
+        start = max(header_text.rfind(c, 0, m.start()) for c in ";{}") + 1
+        ret = " ".join(header_text[start:m.start()].split())
+        return ret, " ".join(m.group(1).split())
+    return None
 
 
 def parameter_names(params):

@@ -12,6 +12,10 @@
 # ss-national ssblup sssnpblup, 6 traits, on one GPU at the national size of issue #25 (SS_ANIMALS
 #             26,500,000, SS_GENOTYPED 2,600,000, 50,000 variants), SS_ITER (10) fixed iterations,
 #             SS_TOL (1e-12); peak GPU and host memory sampled every 2 s
+# ss-routes   ssblup at 5,000,000 / 500,000 x 50,000 (SS5_ANIMALS, SS5_GENOTYPED) with PCG's vectors on
+#             the GPU (the device route) and on the host (PMX_PCG_GPU=0, SS5_HOST_ITER fixed
+#             iterations, 150), TRAITS (default "1 3"), MODELS (default "sssnpblup pblup"),
+#             SS5_ROUTES (default "1 0": PMX_PCG_GPU values)
 # krr-cli     mpirun -np P panoramix krr --device cuda on simulated data (KRR_CLI_N, KRR_CLI_M,
 #             KRR_CLI_GAMMA, KRR_CLI_RANKS)
 set -u
@@ -60,6 +64,15 @@ for step in "$@"; do
         "${SS_GENOTYPED:-2600000}" 50000 "/tmp/ss_${SS_ANIMALS:-26500000}_${SS_GENOTYPED:-2600000}" cuda
       kill $sampler
       awk '$1 > g { g = $1 } $2 > h { h = $2 } END { print "peak GPU memory used " g " MiB, host " h " MiB" }' "$mem" ;;
+    ss-routes)
+      d=/tmp/ss5_${SS5_ANIMALS:-5000000}_${SS5_GENOTYPED:-500000}
+      for route in ${SS5_ROUTES:-1 0}; do
+        echo "--- PMX_PCG_GPU=$route"
+        iters=5000; [ $route = 0 ] && iters=${SS5_HOST_ITER:-150}
+        PMX_PCG_GPU=$route MAX_ITER=$iters TRAITS="${TRAITS:-1 3}" MODELS="${MODELS:-sssnpblup pblup}" \
+          bash bench/ssblup_scale.sh $B/panoramix "${SS5_ANIMALS:-5000000}" "${SS5_GENOTYPED:-500000}" 50000 "$d" cuda
+        grep -h "PCG on the GPU\|PCG vectors" "$d"/*.log | sort | uniq -c
+      done ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
 done

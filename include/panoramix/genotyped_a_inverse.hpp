@@ -71,7 +71,8 @@ class genotyped_a_inverse {
 
   int64_t size() const;  ///< k
   const std::vector<int64_t>& genotyped() const;
-  /// Y = A_gg⁻¹ X for t columns: X and Y are k × t, row-major (element (i,c) at [i*t + c]),
+  /// Y = A_gg⁻¹ X for t columns: X and Y are k × t, row-major (element (i,c) at [i*t + c]), in
+  /// host memory, or device memory after use_device() made the products resident (on_device()),
   /// rows in the order of `genotyped`. X and Y must not overlap. NOT thread-safe: the object
   /// keeps its solve workspaces (no allocation per call once t has been seen); concurrent calls
   /// on one object race. Use one object per thread, or serialise the calls. Runs on the
@@ -96,10 +97,13 @@ class genotyped_a_inverse {
   /// Solve with cholmod_solve2 even when the sweeps could (comparisons, tests).
   void use_cholmod_solve(bool on);
   /// Runs the sweeps on `exec` (a cuda executor: the schedule resident on its GPU, about 24 bytes
-  /// a factor nonzero) from here on; the sparse products around them stay on the CPU. Returns a
-  /// line for logs: what was done, or why the sweeps stay on the CPU (no simplicial factor, the
-  /// device budget).
+  /// a factor nonzero) from here on, and makes A^{gg}, A^{ng} and A^{gn} resident there too when
+  /// they fit: apply() with X and Y in device memory then runs every step on the GPU (with host X
+  /// and Y the sparse products stay on the CPU). Returns a line for logs: what was done, or why
+  /// the sweeps or products stay on the CPU (no simplicial factor, the device budget).
   std::string use_device(const executor& exec);
+  /// True when apply() takes X and Y in device memory (use_device() made every product resident).
+  bool on_device() const;
 
  private:
   struct impl;

@@ -131,8 +131,9 @@ struct sparse_symmetric {
 /// A⁻¹ by Henderson's rules with inbreeding (Quaas 1976): for each animal i with b = 1/D_i,
 /// add b at (i,i), −b/2 at (i,parent), b/4 at (parent,parent') for each pair of known parents.
 /// Indices are the pedigree's renumbered ones. `F` are the inbreeding coefficients (from
-/// inbreeding(ped)); pass an empty vector to compute them.
-sparse_symmetric a_inverse(const pedigree& ped, const std::vector<double>& F = {});
+/// inbreeding(ped)); pass an empty vector to compute them. Rows are merged on `threads` OpenMP
+/// threads (0: all); the result does not depend on them.
+sparse_symmetric a_inverse(const pedigree& ped, const std::vector<double>& F = {}, int threads = 0);
 
 /// Dense A among `subset` (indices into ped; empty = every animal) by the tabular method over the
 /// subset and its ancestors: |subset| × |subset|, row-major, in the order of `subset`. O(m²) time

@@ -90,6 +90,9 @@ struct single_step_solution {
   /// (A⁻¹, A_gg⁻¹), on the same clock as pcg.history[k].seconds.
   std::vector<double> genotype_seconds_after, pedigree_seconds_after;
   std::vector<std::string> notes;  ///< for the log (dropped levels, set-up facts)
+  /// True when every PCG iteration ran on the GPU with its vectors resident (the device route:
+  /// one step after the other, so the parts above add up to the iteration).
+  bool pcg_on_device = false;
 };
 
 /// Builds the mixed model equations of `records` on `ped` with G0, R0 from `vc` and solves them.

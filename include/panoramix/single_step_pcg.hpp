@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "panoramix/executor.hpp"
 #include "panoramix/progress.hpp"
 
 namespace pmx {
@@ -45,7 +46,8 @@ struct pcg_stopping {
   int64_t max_iterations = 10000;
 };
 
-/// y ← C x for the N unknowns (x, y host arrays of N doubles, not overlapping).
+/// y ← C x for the N unknowns (x, y arrays of N doubles in the solve's executor memory — host
+/// arrays unless the solve runs on a device — not overlapping).
 using pcg_operator = std::function<void(const double* x, double* y)>;
 
 /// Called after each iteration (iteration 0: the start) with its history entry.
@@ -59,5 +61,13 @@ using pcg_observer = std::function<void(const pcg_iteration&)>;
 pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& precondition,
                      const double* b, double* x, const pcg_stopping& stop, int threads,
                      progress_sink* progress = nullptr, const pcg_observer& observe = {});
+
+/// The same solve with PCG's vectors in `exec`'s memory (device memory on cuda), its updates and
+/// dot products run by the solver_vectors op there: b and x are host arrays, copied in and out
+/// once; `apply` and `precondition` read and write `exec`'s memory. On cuda only the scalars of
+/// each iteration cross the bus. The cpu executor gives the function above (its `threads`).
+pcg_result pcg_solve(const executor& exec, int64_t N, const pcg_operator& apply, const pcg_operator& precondition,
+                     const double* b, double* x, const pcg_stopping& stop, progress_sink* progress = nullptr,
+                     const pcg_observer& observe = {});
 
 }  // namespace pmx

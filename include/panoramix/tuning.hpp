@@ -39,6 +39,10 @@ struct tuning {
   /// the CPU under a cuda executor.
   bool ainv_on_device = true;
 
+  /// PMX_PCG_GPU=0: single-step PCG keeps its vectors on the host under a cuda executor even when
+  /// every product could take them on the device (comparisons of the two routes).
+  bool pcg_on_device = true;
+
   /// The PMX_* variables above (unset ones keep their defaults); a value outside the listed ones
   /// throws input_error naming the variable.
   static tuning from_environment();

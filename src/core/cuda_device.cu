@@ -127,6 +127,10 @@ void device_free(void* p) noexcept { cudaFree(p); }
 bool points_to_device(const void* p) { return is_device_pointer(p); }
 void device_copy(void* dst, const void* src, size_t bytes, bool to_host) {
   PMX_CUDA_CHECK(cudaMemcpy(dst, src, bytes, to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice));
+  // From pageable memory cudaMemcpy may return before the DMA to the device has landed, and the
+  // ops' streams are non-blocking: without this a kernel queued next could read the old values
+  // (seen: CudaSolverVectors under a loaded GPU).
+  if (!to_host) PMX_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
 void cuda_context::ensure_pinned(size_t bytes) {

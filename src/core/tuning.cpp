@@ -40,6 +40,7 @@ tuning tuning::from_environment() {
   else if (r == "blas") t.table_crossprod = route::blas;
   else if (!r.empty() && r != "auto") refuse("PMX_TABLE_CROSSPROD", r, "auto, amx or blas");
   t.ainv_on_device = variable("PMX_AINV_GPU") != "0";
+  t.pcg_on_device = variable("PMX_PCG_GPU") != "0";
   return t;
 }
 

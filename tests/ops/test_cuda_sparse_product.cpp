@@ -53,6 +53,9 @@ TEST(CudaSparseProduct, LargeMatrixHostAndDeviceVectorsSameBitsEveryCall) {
       ASSERT_EQ(cudaMalloc(&dX, sizeof(double) * n * t), cudaSuccess);
       ASSERT_EQ(cudaMalloc(&dY, sizeof(double) * n * t), cudaSuccess);
       cudaMemcpy(dX, X.data(), sizeof(double) * n * t, cudaMemcpyHostToDevice);
+      // From pageable memory the copy may still be in flight when cudaMemcpy returns, and the
+      // product runs on a non-blocking stream.
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       sparse_multiply(device_side, t, dX, dY);
       std::vector<double> from_device(n * t);
       cudaMemcpy(from_device.data(), dY, sizeof(double) * n * t, cudaMemcpyDeviceToHost);

@@ -19,14 +19,17 @@
 namespace pmx {
 
 /// A CSR matrix held by the caller: row i's nonzeros are [row_start[i], row_start[i + 1]),
-/// columns in `col32` (when n fits 32 bits) or `col64` (exactly one of them is set).
+/// columns in `col32` (when n fits 32 bits) or `col64` (exactly one of them is set). Square
+/// (n × n) unless `columns` is set: then n × columns, X columns × t.
 struct csr_view {
   int64_t n = 0;
   const int64_t* row_start = nullptr;  ///< n + 1 offsets
   const int32_t* col32 = nullptr;
   const int64_t* col64 = nullptr;
   const double* value = nullptr;
+  int64_t columns = 0;  ///< 0: n
   int64_t nonzeros() const { return n > 0 ? row_start[n] : 0; }
+  int64_t cols() const { return columns > 0 ? columns : n; }
 };
 
 /// S prepared for many products on one executor. The caller keeps the arrays alive and unchanged
@@ -55,7 +58,8 @@ class sparse_operand {
   std::unique_ptr<device_copy, device_copy_deleter> device_;
 };
 
-/// Y = S X; X and Y n × t row-major, not overlapping (cpu/reference: the executor's threads).
+/// Y = S X; X (columns × t) and Y (n × t) row-major, not overlapping (cpu/reference: the
+/// executor's threads).
 void sparse_multiply(const sparse_operand& s, int64_t t, const double* X, double* Y);
 
 }  // namespace pmx

@@ -75,12 +75,12 @@ void launch_rows_times_block(int64_t n, const Index* rs, const Index* cl, const 
 
 sparse_operand::device_copy* upload_sparse(const executor& exec, const csr_view& s) {
   detail::cuda_scope scope(exec);
-  const int64_t n = s.n, nnz = s.nonzeros();
+  const int64_t n = s.n, cols = s.cols(), nnz = s.nonzeros();
   // 32-bit offsets and columns while they fit (a third less to read than 64-bit ones); cuSPARSE
   // takes one index type for both.
   const bool narrow = s.col32 && nnz <= std::numeric_limits<int32_t>::max();
   const size_t index_bytes = narrow ? 4 : 8;
-  const int64_t need = static_cast<int64_t>((n + 1 + nnz) * index_bytes + nnz * 8 + 2 * n * 8);
+  const int64_t need = static_cast<int64_t>((n + 1 + nnz) * index_bytes + nnz * 8 + (n + cols) * 8);
   if (need > detail::device_budget(exec, scope.ctx))
     throw unsupported_error("sparse product: the matrix (" + std::to_string(need >> 20) +
                             " MiB with its vectors) does not fit the device memory budget");
@@ -104,7 +104,7 @@ sparse_operand::device_copy* upload_sparse(const executor& exec, const csr_view&
   }
   PMX_CUDA_CHECK(cudaMemcpy(d->values, s.value, nnz * sizeof(double), cudaMemcpyHostToDevice));
   const cusparseIndexType_t it = narrow ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
-  PMX_CUSPARSE_CHECK(cusparseCreateCsr(&d->mat, n, n, nnz, d->offsets, d->columns, d->values, it, it,
+  PMX_CUSPARSE_CHECK(cusparseCreateCsr(&d->mat, n, cols, nnz, d->offsets, d->columns, d->values, it, it,
                                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
   return d.release();
 }
@@ -115,15 +115,15 @@ void sparse_multiply(const sparse_operand& s, int64_t t, const double* X, double
   detail::cuda_scope scope(s.exec());
   cudaStream_t stream = scope.ctx.stream;
   auto& d = const_cast<sparse_operand::device_copy&>(*s.device());
-  const int64_t n = s.matrix().n;
-  const size_t bytes = static_cast<size_t>(n * t) * sizeof(double);
+  const int64_t n = s.matrix().n, cols = s.matrix().cols();
+  const size_t bytes = static_cast<size_t>(n * t) * sizeof(double), x_bytes = static_cast<size_t>(cols * t) * sizeof(double);
   const bool x_host = !detail::is_device_pointer(X), y_host = !detail::is_device_pointer(Y);
   const double* dx = X;
   double* dy = Y;
   if (x_host) {
-    d.x.reserve(bytes);
+    d.x.reserve(x_bytes);
     dx = static_cast<const double*>(d.x.get());
-    PMX_CUDA_CHECK(cudaMemcpyAsync(d.x.get(), X, bytes, cudaMemcpyHostToDevice, stream));
+    PMX_CUDA_CHECK(cudaMemcpyAsync(d.x.get(), X, x_bytes, cudaMemcpyHostToDevice, stream));
   }
   if (y_host) {
     d.y.reserve(bytes);
@@ -134,7 +134,7 @@ void sparse_multiply(const sparse_operand& s, int64_t t, const double* X, double
   if (t == 1) {
     cusparseConstDnVecDescr_t vx = nullptr;
     cusparseDnVecDescr_t vy = nullptr;
-    PMX_CUSPARSE_CHECK(cusparseCreateConstDnVec(&vx, n, dx, CUDA_R_64F));
+    PMX_CUSPARSE_CHECK(cusparseCreateConstDnVec(&vx, cols, dx, CUDA_R_64F));
     const std::unique_ptr<const cusparseDnVecDescr, decltype(&cusparseDestroyDnVec)> gx(vx, cusparseDestroyDnVec);
     PMX_CUSPARSE_CHECK(cusparseCreateDnVec(&vy, n, dy, CUDA_R_64F));
     const std::unique_ptr<const cusparseDnVecDescr, decltype(&cusparseDestroyDnVec)> gy(vy, cusparseDestroyDnVec);

@@ -7,7 +7,7 @@
 namespace pmx {
 
 sparse_operand::sparse_operand(const executor& exec, const csr_view& s) : exec_(exec), s_(s) {
-  PMX_EXPECTS(s.n >= 0, "negative matrix order");
+  PMX_EXPECTS(s.n >= 0 && s.columns >= 0, "negative matrix order");
   PMX_EXPECTS(s.n == 0 || s.row_start, "a CSR matrix with row offsets");
   PMX_EXPECTS(!(s.col32 && s.col64) && (s.nonzeros() == 0 || (s.value && (s.col32 || s.col64))),
               "a CSR matrix with values and one column array");

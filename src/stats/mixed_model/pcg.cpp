@@ -1,5 +1,6 @@
 // Preconditioned conjugate gradients (Hestenes & Stiefel; Saad, Iterative Methods, Alg. 9.1).
-// Reductions are split into fixed chunks summed in order, so results do not depend on threads.
+// The vector algebra is the solver_vectors op (dot products over fixed chunks summed in order, so
+// results do not depend on threads), on the host or with every vector on a GPU.
 // The error estimate uses the Lanczos tridiagonal matrix hidden in PCG's coefficients (Saad §6.7.3;
 // Golub & Van Loan §11.3): T_jj = 1/α_j + β_{j−1}/α_{j−1}, T_j,j+1 = √β_j/α_j, whose extreme
 // eigenvalues (LAPACK dstebz, O(k) each) estimate those of M⁻¹C.
@@ -12,6 +13,8 @@
 #include <string>
 
 #include "panoramix/error.hpp"
+#include "panoramix/executor_array.hpp"
+#include "panoramix/ops/solver_vectors.hpp"
 #include "panoramix/single_step_pcg.hpp"
 
 extern "C" void dstebz_(const char* range, const char* order, const int* n, const double* vl, const double* vu,
@@ -21,28 +24,6 @@ extern "C" void dstebz_(const char* range, const char* order, const int* n, cons
 
 namespace pmx {
 namespace {
-
-constexpr int64_t chunk = 4096;
-// Vector updates below this length run on one thread: a parallel region costs microseconds on an
-// idle machine but up to a scheduler time slice (milliseconds) when the cores are shared, far
-// more than updating a few hundred kilobytes.
-constexpr int64_t parallel_length = 1 << 16;
-
-// Σ a_i b_i over fixed chunks added in chunk order (thread-count independent).
-double dot(int64_t n, const double* a, const double* b, std::vector<double>& part, int threads) {
-  const int64_t chunks = (n + chunk - 1) / chunk;
-  part.assign(chunks, 0.0);
-#pragma omp parallel for num_threads(threads) schedule(static) if (n >= parallel_length)
-  for (int64_t c = 0; c < chunks; ++c) {
-    double s = 0;
-    const int64_t end = std::min(n, (c + 1) * chunk);
-    for (int64_t i = c * chunk; i < end; ++i) s += a[i] * b[i];
-    part[c] = s;
-  }
-  double s = 0;
-  for (double v : part) s += v;
-  return s;
-}
 
 // Lanczos tridiagonal matrix of PCG: its extreme eigenvalues (Ritz values) estimate those of M⁻¹C.
 class lanczos_spectrum {
@@ -82,36 +63,53 @@ class lanczos_spectrum {
 pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& precondition,
                      const double* b, double* x, const pcg_stopping& stop, int threads,
                      progress_sink* progress, const pcg_observer& observe) {
+  return pcg_solve(executor(backend::cpu, threads), N, apply, precondition, b, x, stop, progress, observe);
+}
+
+pcg_result pcg_solve(const executor& exec, int64_t N, const pcg_operator& apply, const pcg_operator& precondition,
+                     const double* b_host, double* x_host, const pcg_stopping& stop, progress_sink* progress,
+                     const pcg_observer& observe) {
   const double tol = stop.residual;
   const int64_t max_iterations = stop.max_iterations;
   PMX_EXPECTS(N >= 0 && tol > 0 && stop.solution >= 0 && max_iterations >= 0, "valid sizes and tolerances");
-  const int nt = threads > 0 ? threads : omp_get_max_threads();
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
   pcg_result res;
-  std::vector<double> r(N), z(N), p(N), q(N), part;
-  part.reserve((N + chunk - 1) / chunk);
-  const double bb = dot(N, b, b, part, nt);
-  if (!std::isfinite(bb)) throw numeric_error("PCG: the right-hand side holds a non-finite value (or overflows)");
-  if (bb == 0) {
-    std::fill(x, x + N, 0.0);
+  const double bb_host = dot(executor(backend::cpu, exec.threads()), N, b_host, b_host);
+  if (!std::isfinite(bb_host)) throw numeric_error("PCG: the right-hand side holds a non-finite value (or overflows)");
+  if (bb_host == 0) {
+    std::fill(x_host, x_host + N, 0.0);
     res.converged = true;
     res.history.push_back({0, 0.0, seconds()});
     return res;
   }
+  // The vectors in the executor's memory; b and x are copied there unless it is the host's.
+  const size_t n = static_cast<size_t>(N);
+  executor_array<double> r(exec, n), z(exec, n), p(exec, n), q(exec, n), b_dev, x_dev;
+  const double* b = b_host;
+  double* x = x_host;
+  if (r.on_device()) {
+    b_dev = executor_array<double>(exec, n);
+    x_dev = executor_array<double>(exec, n);
+    b_dev.copy_from_host(b_host, 0, n);
+    x_dev.copy_from_host(x_host, 0, n);
+    b = b_dev.data();
+    x = x_dev.data();
+  }
+  const double bb = r.on_device() ? dot(exec, N, b, b) : bb_host;
   // r = b − C x
   apply(x, q.data());
-#pragma omp parallel for num_threads(nt) schedule(static) if (N >= parallel_length)
-  for (int64_t i = 0; i < N; ++i) r[i] = b[i] - q[i];
-  double rr = dot(N, r.data(), r.data(), part, nt);
+  axpby(exec, N, 1, 1.0, b, 1, 0.0, r.data(), 1);
+  axpby(exec, N, 1, -1.0, q.data(), 1, 1.0, r.data(), 1);
+  double rr = dot(exec, N, r.data(), r.data());
   res.history.push_back({0, rr / bb, seconds()});
   if (observe) observe(res.history.back());
   precondition(b, z.data());  // bᵀM⁻¹b: the scale of the error estimate
-  const double bz = dot(N, b, z.data(), part, nt);
+  const double bz = dot(exec, N, b, z.data());
   precondition(r.data(), z.data());
-  std::copy(z.begin(), z.end(), p.begin());
-  double rz = dot(N, r.data(), z.data(), part, nt);
+  axpby(exec, N, 1, 1.0, z.data(), 1, 0.0, p.data(), 1);
+  double rz = dot(exec, N, r.data(), z.data());
   // Stop on the residual, or on the estimated error (κ̂ from the Lanczos matrix so far).
   lanczos_spectrum lanczos;
   double beta = 0;
@@ -127,19 +125,15 @@ pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& p
   int64_t it = 0;
   while (!done() && it < max_iterations) {
     apply(p.data(), q.data());
-    const double pq = dot(N, p.data(), q.data(), part, nt);
+    const double pq = dot(exec, N, p.data(), q.data());
     if (!(pq > 0))
       throw numeric_error("PCG: the mixed model equations are not positive definite (pᵀCp = " +
                           std::to_string(pq) + " at iteration " + std::to_string(it + 1) + ")");
     const double alpha = rz / pq;
-#pragma omp parallel for num_threads(nt) schedule(static) if (N >= parallel_length)
-    for (int64_t i = 0; i < N; ++i) {
-      x[i] += alpha * p[i];
-      r[i] -= alpha * q[i];
-    }
+    pcg_update(exec, N, alpha, p.data(), q.data(), x, r.data());
     precondition(r.data(), z.data());
-    const double rz_new = dot(N, r.data(), z.data(), part, nt);
-    rr = dot(N, r.data(), r.data(), part, nt);
+    const double rz_new = dot(exec, N, r.data(), z.data());
+    rr = dot(exec, N, r.data(), r.data());
     // A NaN never meets the stopping rule: without this PCG would run to max_iterations on it.
     if (!std::isfinite(rr) || !std::isfinite(rz_new))
       throw numeric_error("PCG: the residual became non-finite at iteration " + std::to_string(it + 1) +
@@ -151,8 +145,7 @@ pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& p
       res.condition_estimate = lanczos.condition();
       res.estimated_error = estimate();
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (N >= parallel_length)
-    for (int64_t i = 0; i < N; ++i) p[i] = z[i] + beta * p[i];
+    axpby(exec, N, 1, 1.0, z.data(), 1, beta, p.data(), 1);
     ++it;
     res.history.push_back({it, rr / bb, seconds()});
     if (observe) observe(res.history.back());
@@ -168,9 +161,10 @@ pcg_result pcg_solve(int64_t N, const pcg_operator& apply, const pcg_operator& p
   }
   res.converged = done();
   apply(x, q.data());
-#pragma omp parallel for num_threads(nt) schedule(static) if (N >= parallel_length)
-  for (int64_t i = 0; i < N; ++i) r[i] = b[i] - q[i];
-  res.true_relative_residual = dot(N, r.data(), r.data(), part, nt) / bb;
+  axpby(exec, N, 1, 1.0, b, 1, 0.0, r.data(), 1);
+  axpby(exec, N, 1, -1.0, q.data(), 1, 1.0, r.data(), 1);
+  res.true_relative_residual = dot(exec, N, r.data(), r.data()) / bb;
+  if (x_dev.on_device()) x_dev.copy_to_host(x_host, 0, n);
   return res;
 }
 

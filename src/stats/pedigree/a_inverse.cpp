@@ -1,4 +1,6 @@
 // A⁻¹ by Henderson's rules with inbreeding (Quaas 1976), assembled as a lower-triangle CSR.
+#include <omp.h>
+
 #include <algorithm>
 
 #include "panoramix/error.hpp"
@@ -13,7 +15,8 @@ double sparse_symmetric::at(int64_t i, int64_t j) const {
   return it != e && *it == j ? value[it - col.begin()] : 0.0;
 }
 
-sparse_symmetric a_inverse(const pedigree& ped, const std::vector<double>& F_in) {
+sparse_symmetric a_inverse(const pedigree& ped, const std::vector<double>& F_in, int threads) {
+  const int nt = threads > 0 ? threads : omp_get_max_threads();
   const int64_t n = ped.size();
   const std::vector<double> F = F_in.empty() ? inbreeding(ped) : F_in;
   PMX_EXPECTS(static_cast<int64_t>(F.size()) == n, "one inbreeding coefficient per animal");
@@ -50,28 +53,40 @@ sparse_symmetric a_inverse(const pedigree& ped, const std::vector<double>& F_in)
     });
   }
 
-  // Sort each row by column and sum duplicates (sequentially, so the sums do not depend on
-  // the thread count).
+  // Sort each row by column and sum duplicates, in place in its own range: rows are independent
+  // and each is merged by one thread in its own order, so the sums do not depend on the thread
+  // count (one thread sorted all 26.5 M rows of a national pedigree in 15.5 s).
+  std::vector<int64_t> merged(n + 1, 0);
+#pragma omp parallel num_threads(nt)
+  {
+    std::vector<std::pair<int64_t, double>> row;
+#pragma omp for schedule(dynamic, 4096)
+    for (int64_t r = 0; r < n; ++r) {
+      row.clear();
+      for (int64_t k = count[r]; k < count[r + 1]; ++k) row.emplace_back(tcol[k], tval[k]);
+      std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      int64_t at = count[r];
+      for (size_t k = 0; k < row.size(); ++k) {
+        if (k > 0 && row[k].first == row[k - 1].first) {
+          tval[at - 1] += row[k].second;
+        } else {
+          tcol[at] = row[k].first;
+          tval[at++] = row[k].second;
+        }
+      }
+      merged[r + 1] = at - count[r];
+    }
+  }
   sparse_symmetric out;
   out.n = n;
   out.row_start.assign(n + 1, 0);
-  out.col.reserve(count[n]);
-  out.value.reserve(count[n]);
-  std::vector<std::pair<int64_t, double>> row;
+  for (int64_t r = 0; r < n; ++r) out.row_start[r + 1] = out.row_start[r] + merged[r + 1];
+  out.col.resize(out.row_start[n]);
+  out.value.resize(out.row_start[n]);
+#pragma omp parallel for num_threads(nt) schedule(static, 65536)
   for (int64_t r = 0; r < n; ++r) {
-    row.clear();
-    for (int64_t k = count[r]; k < count[r + 1]; ++k) row.emplace_back(tcol[k], tval[k]);
-    std::stable_sort(row.begin(), row.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
-    for (size_t k = 0; k < row.size(); ++k) {
-      if (k > 0 && row[k].first == row[k - 1].first)
-        out.value.back() += row[k].second;
-      else {
-        out.col.push_back(row[k].first);
-        out.value.push_back(row[k].second);
-      }
-    }
-    out.row_start[r + 1] = static_cast<int64_t>(out.col.size());
+    std::copy(tcol.begin() + count[r], tcol.begin() + count[r] + merged[r + 1], out.col.begin() + out.row_start[r]);
+    std::copy(tval.begin() + count[r], tval.begin() + count[r] + merged[r + 1], out.value.begin() + out.row_start[r]);
   }
   return out;
 }

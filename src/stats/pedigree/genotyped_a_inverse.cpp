@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "panoramix/error.hpp"
+#include "panoramix/executor_array.hpp"
 #include "panoramix/ops/ldl_sweeps.hpp"
+#include "panoramix/ops/solver_vectors.hpp"
 #include "panoramix/transfer_buffer.hpp"
 
 namespace pmx {
@@ -72,6 +75,16 @@ struct genotyped_a_inverse::impl {
   std::vector<int64_t> gn_permuted_col;
   bool force_cholmod_solve = false;
   mutable std::map<int64_t, transfer_buffer> sweep_ws;
+  // Every product on the GPU (use_device, for X and Y in device memory): A^{gg}, A^{ng} with its
+  // rows in the sweeps' order and A^{gn} with its columns so, resident beside the sweeps; W (m × t)
+  // and T = A^{gn} W (k × t) on the device, grown to the widest t seen.
+  struct device_products {
+    std::vector<int64_t> ng_row_start, ng_col;  // A^{ng} with its rows permuted (the view's arrays)
+    std::vector<double> ng_value;
+    std::unique_ptr<sparse_operand> gg, ng, gn;
+    executor_array<double> W, T;
+  };
+  std::unique_ptr<device_products> device;
 
   ldl_factor_view factor_view() const {
     return {m, static_cast<const int64_t*>(L->Perm), static_cast<const int64_t*>(L->p),
@@ -271,7 +284,7 @@ genotyped_a_inverse::genotyped_a_inverse(const pedigree& ped, const std::vector<
   if (Fsub.empty()) Fsub = inbreeding(sub, impl_->threads);
   std::vector<int64_t> gl(genotyped.size());
   for (size_t a = 0; a < genotyped.size(); ++a) gl[a] = local[genotyped[a]];
-  impl_->build(a_inverse(sub, Fsub), gl);
+  impl_->build(a_inverse(sub, Fsub, impl_->threads), gl);
   impl_->genotyped = std::move(genotyped);
 }
 
@@ -290,6 +303,7 @@ int genotyped_a_inverse::solve_levels() const {
   return impl_->sweeps.empty() || impl_->force_cholmod_solve ? 0 : impl_->sweeps.levels();
 }
 void genotyped_a_inverse::use_cholmod_solve(bool on) { impl_->force_cholmod_solve = on; }
+bool genotyped_a_inverse::on_device() const { return impl_->device != nullptr; }
 
 std::string genotyped_a_inverse::use_device(const executor& exec) {
   impl& s = *impl_;
@@ -297,10 +311,33 @@ std::string genotyped_a_inverse::use_device(const executor& exec) {
   try {
     s.sweeps = ldl_sweeps(exec, s.sweeps);
     s.sweep_ws.clear();
-    return "A_gg^-1 sweeps on the GPU (" + std::to_string(s.sweeps.levels()) + " forward levels)";
   } catch (const unsupported_error& e) {
     return std::string("A_gg^-1 sweeps on the CPU: ") + e.what();
   }
+  std::string products;
+  try {
+    const int64_t* perm = s.sweeps.perm().data();
+    auto d = std::make_unique<impl::device_products>();
+    d->ng_row_start.push_back(0);
+    for (int64_t r = 0; r < s.m; ++r) {
+      const int64_t o = perm[r];
+      for (int64_t q = s.ng.row_start[o]; q < s.ng.row_start[o + 1]; ++q) {
+        d->ng_col.push_back(s.ng.col[q]);
+        d->ng_value.push_back(s.ng.value[q]);
+      }
+      d->ng_row_start.push_back(static_cast<int64_t>(d->ng_col.size()));
+    }
+    d->gg = std::make_unique<sparse_operand>(exec, s.gg.csr());
+    csr_view ng{s.m, d->ng_row_start.data(), nullptr, d->ng_col.data(), d->ng_value.data(), s.k};
+    csr_view gn{s.k, s.gn.row_start.data(), nullptr, s.gn_permuted_col.data(), s.gn.value.data(), s.m};
+    d->ng = std::make_unique<sparse_operand>(exec, ng);
+    d->gn = std::make_unique<sparse_operand>(exec, gn);
+    s.device = std::move(d);
+    products = ", its sparse products too";
+  } catch (const unsupported_error& e) {
+    products = "; its sparse products on the CPU: " + std::string(e.what());
+  }
+  return "A_gg^-1 sweeps on the GPU (" + std::to_string(s.sweeps.levels()) + " forward levels)" + products;
 }
 
 void genotyped_a_inverse::apply(int64_t t, const double* X, double* Y) const {
@@ -309,6 +346,20 @@ void genotyped_a_inverse::apply(int64_t t, const double* X, double* Y) const {
   const int64_t k = s.k, m = s.m;
   if (k == 0 || t == 0) return;
   const int nt = s.threads;
+  if (s.device && detail::points_to_device(X)) {
+    // Y = A^{gg} X − A^{gn} P (A^{nn})⁻¹ P A^{ng} X, every step on the GPU.
+    auto& d = *s.device;
+    const executor& exec = s.sweeps.exec();
+    sparse_multiply(*d.gg, t, X, Y);
+    if (m == 0 || s.ng.col.empty()) return;
+    if (d.W.size() < static_cast<size_t>(m * t)) d.W = executor_array<double>(exec, static_cast<size_t>(m * t));
+    if (d.T.size() < static_cast<size_t>(k * t)) d.T = executor_array<double>(exec, static_cast<size_t>(k * t));
+    sparse_multiply(*d.ng, t, X, d.W.data());
+    ldl_solve_permuted(s.sweeps, t, d.W.data());
+    sparse_multiply(*d.gn, t, d.W.data(), d.T.data());
+    axpby(exec, k, t, -1.0, d.T.data(), t, 1.0, Y, t);
+    return;
+  }
   s.gg.apply(t, X, Y, nt);  // Y = A^{gg} X
   if (m == 0 || s.ng.col.empty()) return;  // no coupling: A_gg⁻¹ = A^{gg}
 

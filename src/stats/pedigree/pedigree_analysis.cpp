@@ -63,7 +63,7 @@ pedigree_analysis run_pedigree_analysis(const pedigree_analysis_options& opt, an
 
   if (opt.a_inverse) {
     log.begin("A-inverse");
-    r.a_inverse = a_inverse(ped, r.F);
+    r.a_inverse = a_inverse(ped, r.F, threads);
     log.end();
     r.has_a_inverse = true;
     log.message("A-inverse: " + std::to_string(r.a_inverse.nonzeros()) + " nonzeros in the lower triangle");

@@ -74,7 +74,7 @@ void log_solution(const single_step_analysis_options& opt, const executor& exec,
     log.message("Per iteration (" + std::to_string(it) + "): genotype products " + num(g / it * 1e3) +
                 " ms, pedigree (A^-1, A_gg^-1) " + num(p / it * 1e3) + " ms, rest " +
                 num((wall - g - p) / it * 1e3) + " ms; total " + num(wall / it * 1e3) + " ms" +
-                (exec.on_device() && opt.model == single_step_model::sssnpblup
+                (exec.on_device() && opt.model == single_step_model::sssnpblup && !s.pcg_on_device
                      ? " (the GPU's products run while the CPU applies A^-1 or A_gg^-1: the parts may overlap)"
                      : ""));
   }

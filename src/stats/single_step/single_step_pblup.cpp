@@ -1,7 +1,7 @@
 // Pedigree BLUP: H = A, so the genetic part of the mixed model equations is (A⁻¹ ⊗ G0⁻¹)g,
 // applied as A⁻¹ (g G0⁻¹) with g the n × t animal-major block: one sparse product per iteration
 // (A⁻¹ by Henderson's rules with inbreeding, both triangles laid out once; on the GPU for cuda
-// executors, ainv_product).
+// executors, ainv_product, which takes the solver's vectors in device memory too).
 #include "panoramix/error.hpp"
 #include "single_step_terms.hpp"
 
@@ -17,6 +17,7 @@ class pblup_term final : public genetic_term {
     op_.apply(t_, V, Y, threads_);
     pedigree_seconds += w.seconds();
   }
+  bool takes_device_vectors() const override { return op_.on_device(); }
   std::vector<double> diagonal() const override {
     std::vector<double> d(ainv_.n);
     for (int64_t i = 0; i < ainv_.n; ++i) d[i] = ainv_.value[ainv_.row_start[i + 1] - 1];

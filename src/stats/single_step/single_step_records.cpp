@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -192,16 +193,21 @@ record_equations::record_equations(const pedigree& ped, const breeding_records& 
     }
     pattern_index_[i] = it->second;
   }
-  // ---- chunks of records on animal boundaries (a fixed count: results independent of threads)
-  const int64_t chunks = std::clamp<int64_t>(records_ / 2048, 1, 64);
-  chunk_start_.push_back(0);
-  for (int64_t c = 1; c < chunks; ++c) {
-    int64_t s = records_ * c / chunks;
-    while (s > chunk_start_.back() && s < records_ && animal_[s] == animal_[s - 1]) ++s;
-    if (s > chunk_start_.back() && s < records_) chunk_start_.push_back(s);
-  }
-  chunk_start_.push_back(records_);
-  partial_.assign((chunk_start_.size() - 1) * p_, 0.0);
+  // ---- the design by slots (record r, trait k), in for_record_columns' order, for the products
+  if (p_ > std::numeric_limits<int32_t>::max())
+    throw input_error(std::to_string(p_) + " fixed effects: more than 2^31 are not supported");
+  slot_start_.reserve(records_ * t + 1);
+  slot_start_.push_back(0);
+  for (int64_t r = 0; r < records_; ++r)
+    for (int k = 0; k < t; ++k) {
+      if (pattern_[r] >> k & 1)
+        for_record_columns(r, k, [&](int64_t col, double x) {
+          design_col_.push_back(static_cast<int32_t>(col));
+          design_val_.push_back(x);
+        });
+      slot_start_.push_back(static_cast<int64_t>(design_col_.size()));
+    }
+  host_op_ = std::make_unique<record_operand>(executor(backend::cpu, threads_), design());
 }
 
 // Calls f(column, x) for each fixed-effect column of trait k in record r (x its design value).
@@ -218,40 +224,23 @@ void record_equations::for_record_columns(int64_t r, int k, F&& f) const {
 }
 
 void record_equations::apply(const double* beta, const double* a, double* y_beta, double* y_a) const {
-  const int t = t_;
-  const int64_t chunks = static_cast<int64_t>(chunk_start_.size()) - 1;
-  std::fill(y_a, y_a + n_ * t, 0.0);
-  // One thread for small record sets (a parallel region can cost a time slice on shared cores);
-  // the chunks, and so the sums, are the same either way.
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1) if (records_ * t >= 32768)
-  for (int64_t c = 0; c < chunks; ++c) {
-    double* yb = partial_.data() + c * p_;
-    std::fill(yb, yb + p_, 0.0);
-    double e[32], q[32];
-    for (int64_t r = chunk_start_[c]; r < chunk_start_[c + 1]; ++r) {
-      const uint32_t pat = pattern_[r];
-      const int64_t an = animal_[r];
-      for (int k = 0; k < t; ++k) {
-        if (!(pat >> k & 1)) continue;
-        double s = a[an * t + k];
-        for_record_columns(r, k, [&](int64_t col, double x) { s += x * beta[col]; });
-        e[k] = s;
-      }
-      const double* R = rinv_.data() + int64_t{pattern_index_[r]} * t * t;
-      for (int k = 0; k < t; ++k) {
-        if (!(pat >> k & 1)) continue;
-        double s = 0;
-        for (int l = 0; l < t; ++l)
-          if (pat >> l & 1) s += R[k * t + l] * e[l];
-        q[k] = s;
-        y_a[an * t + k] += s;
-        for_record_columns(r, k, [&](int64_t col, double x) { yb[col] += x * q[k]; });
-      }
-    }
-  }
-  std::fill(y_beta, y_beta + p_, 0.0);
-  for (int64_t c = 0; c < chunks; ++c)
-    for (int64_t j = 0; j < p_; ++j) y_beta[j] += partial_[c * p_ + j];
+  record_multiply(*host_op_, beta, a, y_beta, y_a);
+}
+
+record_design_view record_equations::design() const {
+  record_design_view v;
+  v.records = records_;
+  v.t = t_;
+  v.fixed = p_;
+  v.animals = n_;
+  v.animal = animal_.data();
+  v.block = pattern_index_.data();
+  v.rinv = rinv_.data();
+  v.blocks = static_cast<int64_t>(rinv_.size()) / (int64_t{t_} * t_);
+  v.slot_start = slot_start_.data();
+  v.column = design_col_.data();
+  v.value = design_val_.data();
+  return v;
 }
 
 void record_equations::rhs(double* b_beta, double* b_a) const {

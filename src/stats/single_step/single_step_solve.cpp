@@ -8,6 +8,10 @@
 // Preconditioner: the fixed effects' dense block (XᵀR⁻¹X)⁻¹ when p ≤ dense_fixed_limit, else its
 // diagonal; per animal the t × t block (WᵀR⁻¹W)_ii + d_i G0⁻¹, per SNP d_j G0⁻¹, with d the
 // model's diagonal of Σ⁻¹ (or its approximation, see the model files).
+// Where the vectors live: on a cuda executor whose model term takes device vectors (every product
+// resident on the GPU), PCG's vectors, the records, the preconditioner's blocks and G0⁻¹ are put on
+// the GPU and each iteration runs there (the device route: no vector crosses the bus); otherwise
+// the vectors stay on the host and the device products take them across (the host route).
 #include <omp.h>
 
 #include <algorithm>
@@ -16,7 +20,10 @@
 
 #include "core/small_cholesky.hpp"
 #include "panoramix/error.hpp"
+#include "panoramix/executor_array.hpp"
 #include "panoramix/ops/dense_linalg.hpp"
+#include "panoramix/ops/record_products.hpp"
+#include "panoramix/ops/solver_vectors.hpp"
 #include "panoramix/transfer_buffer.hpp"
 #include "single_step_terms.hpp"
 
@@ -86,7 +93,7 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
   const std::vector<double> F = inbreeding(ped, threads);
   sol.setup_seconds.emplace_back("inbreeding", sw.seconds());
   sw = stopwatch();
-  const sparse_symmetric ainv = a_inverse(ped, F);
+  const sparse_symmetric ainv = a_inverse(ped, F, threads);
   const sparse_symmetric_operator ainv_cpu(ainv, exec.host());
   ainv_product ainv_op(ainv_cpu);
   sol.setup_seconds.emplace_back("A^-1 (Henderson's rules)", sw.seconds());
@@ -192,11 +199,48 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
       throw numeric_error("preconditioner block of unknown row " + std::to_string(bad) + " is not positive definite");
   }
   sol.setup_seconds.emplace_back("preconditioner", sw.seconds());
-  // ---- products (V and Y cross to the device on cuda: page-locked there)
-  transfer_buffer V_buffer(exec, static_cast<size_t>(rows * t)), Y_buffer(exec, static_cast<size_t>(rows * t));
+  // ---- the device route, when every product takes device vectors and everything fits
+  std::unique_ptr<record_operand> records_dev;
+  executor_array<double> fixed_pre_dev, block_inv_dev, G0_dev, V_dev, Y_dev;
+  bool resident = false;
+  if (exec.on_device() && !exec.tuning().pcg_on_device) {
+    sol.notes.push_back("PCG vectors on the host (PMX_PCG_GPU=0)");
+  } else if (exec.on_device() && !term->takes_device_vectors()) {
+    sol.notes.push_back("PCG vectors on the host: the model's products are not all resident on the GPU");
+  } else if (exec.on_device()) {
+    sw = stopwatch();
+    try {
+      records_dev = std::make_unique<record_operand>(exec, eq.design());
+      auto upload = [&](const std::vector<double>& v) {
+        executor_array<double> d(exec, v.size());
+        d.copy_from_host(v.data(), 0, v.size());
+        return d;
+      };
+      fixed_pre_dev = upload(fixed_pre);
+      block_inv_dev = upload(block_inv);
+      std::vector<double> G0t(t * t);  // block_multiply takes rows: the transpose of x ↦ x G0⁻¹
+      for (int a = 0; a < t; ++a)
+        for (int c = 0; c < t; ++c) G0t[a * t + c] = G0inv[c * t + a];
+      G0_dev = upload(G0t);
+      V_dev = executor_array<double>(exec, static_cast<size_t>(rows * t));
+      Y_dev = executor_array<double>(exec, static_cast<size_t>(rows * t));
+      resident = true;
+      sol.pcg_on_device = true;
+      sol.notes.push_back("PCG on the GPU: vectors, records, preconditioner resident (" + std::to_string(N) +
+                          " unknowns)");
+    } catch (const unsupported_error& e) {
+      records_dev.reset();
+      sol.notes.push_back(std::string("PCG vectors on the host: ") + e.what());
+    }
+    sol.setup_seconds.emplace_back("PCG on the GPU (records, preconditioner upload)", sw.seconds());
+  }
+  // ---- the host route's products (V and Y cross to the device on cuda: page-locked there)
+  transfer_buffer V_buffer, Y_buffer;
+  if (!resident)
+    V_buffer = transfer_buffer(exec, static_cast<size_t>(rows * t)), Y_buffer = transfer_buffer(exec, static_cast<size_t>(rows * t));
   double* V = V_buffer.data();
   double* Y = Y_buffer.data();
-  auto apply = [&](const double* x, double* y) {
+  auto apply_host = [&](const double* x, double* y) {
     stopwatch all;
     const double gs = term->genotype_seconds, ps = term->pedigree_seconds;
     eq.apply(x, x + p, y, y + p);
@@ -217,7 +261,7 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
     sol.genotype_seconds_after.push_back(term->genotype_seconds);
     sol.pedigree_seconds_after.push_back(term->pedigree_seconds);
   };
-  auto precondition = [&](const double* r, double* z) {
+  auto precondition_host = [&](const double* r, double* z) {
     if (dense_fixed) {
       for (int64_t i = 0; i < p; ++i) {
         double s = 0;
@@ -239,6 +283,25 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
       }
     }
   };
+  // The device route: the same steps on device vectors.
+  auto apply_device = [&](const double* x, double* y) {
+    stopwatch all;
+    const double gs = term->genotype_seconds, ps = term->pedigree_seconds;
+    record_multiply(*records_dev, x, x + p, y, y + p);
+    block_multiply(exec, rows, t, G0_dev.data(), 0, x + p, V_dev.data());
+    term->apply(V_dev.data(), Y_dev.data());
+    axpby(exec, n, t, 1.0, Y_dev.data(), t, 1.0, y + p, t);
+    axpby(exec, extra, t, 1.0, Y_dev.data() + n * t, t, 0.0, y + p + n * t, t);
+    ++sol.products;
+    sol.other_seconds += all.seconds() - (term->genotype_seconds - gs) - (term->pedigree_seconds - ps);
+    sol.genotype_seconds_after.push_back(term->genotype_seconds);
+    sol.pedigree_seconds_after.push_back(term->pedigree_seconds);
+  };
+  auto precondition_device = [&](const double* r, double* z) {
+    if (dense_fixed) block_multiply(exec, 1, p, fixed_pre_dev.data(), 0, r, z);
+    else block_multiply(exec, p, 1, fixed_pre_dev.data(), 1, r, z);
+    block_multiply(exec, rows, t, block_inv_dev.data(), int64_t{t} * t, r + p, z + p);
+  };
   std::vector<double> b(N, 0.0), x(N, 0.0);
   eq.rhs(b.data(), b.data() + p);
   sol.genotype_seconds_after.reserve(opt.max_iterations + 2);
@@ -246,9 +309,11 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
   pcg_observer observe;
   if (opt.on_iteration)
     observe = [&](const pcg_iteration& h) { opt.on_iteration(h, term->genotype_seconds, term->pedigree_seconds); };
-  sol.pcg =
-      pcg_solve(N, apply, precondition, b.data(), x.data(), {opt.tol, opt.solution_tol, opt.max_iterations}, threads,
-                progress, observe);
+  const pcg_stopping stop{opt.tol, opt.solution_tol, opt.max_iterations};
+  if (resident)
+    sol.pcg = pcg_solve(exec, N, apply_device, precondition_device, b.data(), x.data(), stop, progress, observe);
+  else
+    sol.pcg = pcg_solve(N, apply_host, precondition_host, b.data(), x.data(), stop, threads, progress, observe);
   sol.genotype_seconds = term->genotype_seconds;
   sol.pedigree_seconds = term->pedigree_seconds;
   sol.ebv.assign(x.begin() + p, x.begin() + p + n * t);

@@ -10,7 +10,9 @@
 //   Y_a = A⁻¹V_a,   Y_g += −S1 − S2/w,   Y_u = ZᵀS2/w + c/(1−w) V_u.
 // Per iteration: one Z·Λ and one Zᵀ·Λ̃ (l = t) on the executor, A_gg⁻¹ on the CPU, A⁻¹ on the
 // CPU or (cuda, when it fits the device) on the GPU; on cuda, A⁻¹V on the GPU runs while the CPU
-// applies A_gg⁻¹, or A⁻¹V on the CPU while the GPU forms Z·V_u.
+// applies A_gg⁻¹, or A⁻¹V on the CPU while the GPU forms Z·V_u. When every piece is resident on
+// the GPU (A⁻¹, A_gg⁻¹'s products and sweeps, the genotypes), V and Y are device memory and the
+// whole product runs there, one step after the other on device vectors (apply_on_device).
 // Preconditioner diagonal (an approximation; PCG only needs it positive): A⁻¹_ii, plus
 // (1/w − 1)A^gg_ii for genotyped animals (A^gg_ii ≥ (A_gg⁻¹)_ii), and for SNP j
 // Σ_i z_ij²/w + c/(1−w) (A_gg⁻¹ replaced by I in (ZᵀA_gg⁻¹Z)_jj).
@@ -18,7 +20,9 @@
 #include <future>
 
 #include "panoramix/error.hpp"
+#include "panoramix/executor_array.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
+#include "panoramix/ops/solver_vectors.hpp"
 #include "panoramix/transfer_buffer.hpp"
 #include "single_step_terms.hpp"
 
@@ -41,7 +45,11 @@ class sssnpblup_term final : public genetic_term {
     S_.resize(kg_ * 2 * t_);
   }
   int64_t extra_rows() const override { return ks_; }
+  bool takes_device_vectors() const override {
+    return op_->exec().on_device() && in_.ainv_op->on_device() && agg_inv_->on_device();
+  }
   void apply(const double* V, double* Y) override {
+    if (takes_device_vectors() && detail::points_to_device(V)) return apply_on_device(V, Y);
     const int t = t_;
     const auto& g = in_.geno->animals;
     stopwatch sw;
@@ -105,6 +113,38 @@ class sssnpblup_term final : public genetic_term {
     for (int64_t j = 0; j < ks_ * t; ++j) Yu[j] = a * Yu[j] + b * Vu[j];
     genotype_seconds += sw.seconds();
   }
+  // The product above with V and Y in device memory: B = [V_g | Z V_u − V_g] (k × 2t), S = A_gg⁻¹ B,
+  // Y_g −= S1 + S2/w, Y_u = Zᵀ S2 / w + c/(1−w) V_u, every step on the GPU.
+  void apply_on_device(const double* V, double* Y) {
+    const int t = t_;
+    const executor& exec = op_->exec();
+    if (B_dev_.size() == 0) {
+      index_dev_ = executor_array<int64_t>(exec, static_cast<size_t>(kg_));
+      index_dev_.copy_from_host(in_.geno->animals.data(), 0, static_cast<size_t>(kg_));
+      B_dev_ = executor_array<double>(exec, static_cast<size_t>(kg_ * 2 * t));
+      S_dev_ = executor_array<double>(exec, static_cast<size_t>(kg_ * 2 * t));
+    }
+    double* B = B_dev_.data();
+    double* S = S_dev_.data();
+    stopwatch sw;
+    in_.ainv_op->apply(t, V, Y, 1);  // Y_a = A⁻¹ V_a
+    pedigree_seconds += sw.seconds();
+    sw = stopwatch();
+    gemm(*op_, centring_, t, V + n_ * t, t, 0.0, B + t, 2 * t);  // P = Z V_u, into B's second half
+    genotype_seconds += sw.seconds();
+    sw = stopwatch();
+    gather_rows(exec, kg_, t, index_dev_.data(), V, t, B, 2 * t);
+    axpby(exec, kg_, t, -1.0, B, 2 * t, 1.0, B + t, 2 * t);
+    agg_inv_->apply(2 * t, B, S);
+    scatter_add_rows(exec, kg_, t, index_dev_.data(), -1.0, S, 2 * t, Y, t);
+    scatter_add_rows(exec, kg_, t, index_dev_.data(), -1.0 / w_, S + t, 2 * t, Y, t);
+    pedigree_seconds += sw.seconds();
+    sw = stopwatch();
+    double* Yu = Y + n_ * t;
+    gemm_transposed(*op_, centring_, t, S + t, 2 * t, 0.0, Yu, t);  // Zᵀ S2
+    axpby(exec, ks_, t, c_ / (1 - w_), V + n_ * t, t, 1 / w_, Yu, t);
+    genotype_seconds += sw.seconds();
+  }
   std::vector<double> diagonal() const override {
     const sparse_symmetric& A = *in_.ainv;
     std::vector<double> d(n_ + ks_);
@@ -124,6 +164,8 @@ class sssnpblup_term final : public genetic_term {
   std::unique_ptr<genotyped_a_inverse> agg_inv_;
   transfer_buffer P_, S2_;
   std::vector<double> B_, S_;
+  executor_array<int64_t> index_dev_;  // the genotyped animals' rows (apply_on_device)
+  executor_array<double> B_dev_, S_dev_;
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "panoramix/executor.hpp"
 #include "panoramix/genotyped_a_inverse.hpp"
 #include "panoramix/ops/genotype_gemm.hpp"
+#include "panoramix/ops/record_products.hpp"
 #include "panoramix/ops/sparse_product.hpp"
 #include "panoramix/pedigree.hpp"
 #include "panoramix/single_step.hpp"
@@ -31,8 +32,12 @@ class record_equations {
                    int threads);
   int traits() const { return t_; }
   int64_t fixed_count() const { return p_; }
-  /// y_beta (p) and y_a (n × t) overwritten with the records part of C·[β; a].
+  /// y_beta (p) and y_a (n × t) overwritten with the records part of C·[β; a] (host memory; the
+  /// record_products op on the cpu executor of the constructor's threads).
   void apply(const double* beta, const double* a, double* y_beta, double* y_a) const;
+  /// The records as the record_products op takes them (valid while this object lives): for an
+  /// operand on another executor.
+  record_design_view design() const;
   /// Right-hand side XᵀR⁻¹y (p) and WᵀR⁻¹y (n × t).
   void rhs(double* b_beta, double* b_a) const;
   /// Dense XᵀR⁻¹X (p × p, row-major).
@@ -63,8 +68,10 @@ class record_equations {
   std::vector<double> cov_mean_;                 // [covariate · t + trait]
   std::vector<double> rinv_;                     // per pattern index: t × t (zeros off pattern)
   std::vector<int32_t> pattern_index_;           // per record → rinv_ block
-  std::vector<int64_t> chunk_start_;             // record ranges on animal boundaries
-  mutable std::vector<double> partial_;          // chunks × p accumulators of y_beta
+  std::vector<int64_t> slot_start_;              // the design by slots r·t + k (record_design_view)
+  std::vector<int32_t> design_col_;
+  std::vector<double> design_val_;
+  std::unique_ptr<record_operand> host_op_;
   std::vector<std::string> class_names_, cov_names_, trait_names_;
   std::vector<std::vector<std::string>> level_names_;
   std::vector<std::string> notes_;
@@ -78,8 +85,12 @@ class genetic_term {
  public:
   virtual ~genetic_term() = default;
   virtual int64_t extra_rows() const { return 0; }
-  /// Y = Σ⁻¹ V (overwrites Y; (n + extra) × t).
+  /// Y = Σ⁻¹ V (overwrites Y; (n + extra) × t). Host memory, or device memory when
+  /// takes_device_vectors().
   virtual void apply(const double* V, double* Y) = 0;
+  /// True when apply() can take V and Y in device memory, every product of the term resident on
+  /// the GPU (then the solver keeps PCG's vectors there).
+  virtual bool takes_device_vectors() const { return false; }
   /// Diagonal of Σ⁻¹, or a positive approximation of it, for the preconditioner (n + extra).
   virtual std::vector<double> diagonal() const = 0;
   double genotype_seconds = 0, pedigree_seconds = 0;  ///< accumulated by apply()

@@ -252,6 +252,21 @@ TEST(Pedigree, AInverseMatchesDenseInverseOnRandomInbredPedigree) {
   expect_ainv_matches_dense(ped, 1e-10);
 }
 
+// A⁻¹'s rows are merged on threads: the same CSR, bit for bit, for any thread count (and the
+// dense inverse on the same pedigree above checks the values).
+TEST(Pedigree, AInverseDoesNotDependOnThreads) {
+  const pedigree ped = pedigree::from_records(random_records(20000, 60, 16, 0.1, 9, true), "random");
+  const auto F = inbreeding(ped);
+  const sparse_symmetric one = a_inverse(ped, F, 1);
+  for (int threads : {2, 5}) {
+    const sparse_symmetric many = a_inverse(ped, F, threads);
+    EXPECT_EQ(many.row_start, one.row_start) << threads;
+    EXPECT_EQ(many.col, one.col) << threads;
+    EXPECT_EQ(many.value, one.value) << threads;
+  }
+  EXPECT_GT(one.nonzeros(), ped.size());
+}
+
 TEST(Pedigree, InbreedingDoesNotDependOnThreadsOrRecordOrder) {
   const auto sorted = random_records(3000, 40, 0, 0.05, 7, false);
   auto shuffled = sorted;
