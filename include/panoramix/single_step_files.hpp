@@ -17,8 +17,10 @@
 namespace pmx {
 
 /// Adds PREFIX.iter to `out`, and, when PCG converged, PREFIX.sol, PREFIX.ebv and (ssSNPBLUP)
-/// PREFIX.snp. Without convergence the front end fails the run (single_step_not_converged).
-void write_single_step(output_group& out, const std::string& prefix, const single_step_analysis& r);
+/// PREFIX.snp. Without convergence the front end fails the run (single_step_not_converged). The
+/// EBV and SNP lines are formatted on `threads` threads (0: all); the bytes do not depend on them.
+void write_single_step(output_group& out, const std::string& prefix, const single_step_analysis& r,
+                       int threads = 0);
 
 /// The error a front end reports when PCG did not converge (only PREFIX.iter written).
 std::string single_step_not_converged(const single_step_analysis& r, const std::string& prefix);

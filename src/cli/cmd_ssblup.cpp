@@ -28,7 +28,7 @@ void run_ssblup(const common_options& o, const ssblup_cli& c, run_log& log) {
   const single_step_analysis r = run_single_step_analysis(a, ctx);
   log.begin("write");
   output_group out;
-  write_single_step(out, o.out, r);
+  write_single_step(out, o.out, r, o.threads);
   out.commit_all();
   if (!r.solution.pcg.converged) throw error(single_step_not_converged(r, o.out));
   log.end();

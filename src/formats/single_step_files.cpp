@@ -1,5 +1,7 @@
 #include "panoramix/single_step_files.hpp"
 
+#include <cstdio>
+
 #include "core/number_text.hpp"
 #include "panoramix/error.hpp"
 
@@ -8,11 +10,18 @@ namespace {
 
 std::string num(double v) { return detail::number_text(v, 10); }
 
+// Appends "\t" and v as printf's %.10g would write it.
+void append_value(std::string& text, double v) {
+  char b[40];
+  const int len = std::snprintf(b, sizeof b, "\t%.10g", v);
+  text.append(b, static_cast<size_t>(len));
+}
+
 constexpr const char* history_header = "iteration\trelative_residual\tseconds\tgenotype_seconds\tpedigree_seconds\n";
 
 }  // namespace
 
-void write_single_step(output_group& out, const std::string& prefix, const single_step_analysis& r) {
+void write_single_step(output_group& out, const std::string& prefix, const single_step_analysis& r, int threads) {
   const single_step_solution& s = r.solution;
   const int t = static_cast<int>(r.traits.size());
   auto& fi = out.add(prefix + ".iter");
@@ -35,11 +44,11 @@ void write_single_step(output_group& out, const std::string& prefix, const singl
   fe.write("ID");
   for (const auto& tr : r.traits) fe.printf("\t%s", tr.c_str());
   fe.write("\n");
-  for (int64_t i = 0; i < r.ped.size(); ++i) {
-    fe.write(r.ped.id(i));
-    for (int k = 0; k < t; ++k) fe.printf("\t%.10g", s.ebv[i * t + k]);
-    fe.write("\n");
-  }
+  fe.write_rows(r.ped.size(), threads, [&](int64_t i, std::string& text) {
+    text += r.ped.id(i);
+    for (int k = 0; k < t; ++k) append_value(text, s.ebv[i * t + k]);
+    text += '\n';
+  });
   if (!s.snp.empty()) {
     PMX_EXPECTS(r.genotypes && static_cast<int64_t>(s.snp.size()) == r.genotypes->n_variants() * t,
                 "single-step outputs: one SNP effect per variant and trait");
@@ -48,11 +57,15 @@ void write_single_step(output_group& out, const std::string& prefix, const singl
     fn.write("SNP\tA1\tp");
     for (const auto& tr : r.traits) fn.printf("\t%s", tr.c_str());
     fn.write("\n");
-    for (int64_t j = 0; j < data.n_variants(); ++j) {
-      fn.printf("%s\t%s\t%.6f", data.variant(j).id.c_str(), data.variant(j).a1.c_str(), s.p[j]);
-      for (int k = 0; k < t; ++k) fn.printf("\t%.10g", s.snp[j * t + k]);
-      fn.write("\n");
-    }
+    fn.write_rows(data.n_variants(), threads, [&](int64_t j, std::string& text) {
+      char b[40];
+      text += data.variant(j).id;
+      text += '\t';
+      text += data.variant(j).a1;
+      text.append(b, static_cast<size_t>(std::snprintf(b, sizeof b, "\t%.6f", s.p[j])));
+      for (int k = 0; k < t; ++k) append_value(text, s.snp[j * t + k]);
+      text += '\n';
+    });
   }
 }
 

@@ -1,5 +1,7 @@
 #include "panoramix/output_file.hpp"
 
+#include <omp.h>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -58,6 +60,35 @@ void output_file::write_pieces(const std::vector<size_t>& sizes, int threads,
   }
   if (failed) throw io_error("error writing '" + path_ + "': " + std::strerror(failed));
   if (::fseeko(f_, at.back(), SEEK_SET) != 0) throw io_error("error writing '" + path_ + "': " + std::strerror(errno));
+}
+
+void output_file::write_rows(int64_t rows, int threads,
+                             const std::function<void(int64_t row, std::string& text)>& format) {
+  constexpr int64_t batch_rows = 16384;
+  const int nt = threads > 0 ? threads : omp_get_max_threads();
+  const int64_t batches = (rows + batch_rows - 1) / batch_rows;
+  const int64_t per_round = int64_t{4} * nt;  // batches formatted at once, then written in order
+  std::vector<std::string> text(static_cast<size_t>(std::min(batches, per_round)));
+  for (int64_t first = 0; first < batches; first += per_round) {
+    const int64_t count = std::min(per_round, batches - first);
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (count > 1)
+    for (int64_t b = 0; b < count; ++b) {
+      std::string& t = text[static_cast<size_t>(b)];
+      t.clear();
+      const int64_t r0 = (first + b) * batch_rows, r1 = std::min(rows, r0 + batch_rows);
+      try {
+        for (int64_t r = r0; r < r1; ++r) format(r, t);
+      } catch (...) {
+#pragma omp atomic write
+        failed = 1;
+      }
+    }
+    // A formatter that throws is a caller's defect (formatting numbers and names does not fail):
+    // say so rather than write a file with a hole.
+    if (failed) throw logic_error("output_file::write_rows: a row's formatter threw while writing '" + path_ + "'");
+    for (int64_t b = 0; b < count; ++b) write(text[static_cast<size_t>(b)]);
+  }
 }
 
 void output_file::printf(const char* fmt, ...) {
