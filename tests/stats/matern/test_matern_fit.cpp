@@ -24,8 +24,15 @@
 namespace pmx::test {
 namespace {
 
+// Debian's python3 imports the oracles' modules (python3-sklearn pulls numpy and scipy); the GPU
+// machine's /usr/bin/python3 has none of them.
+bool python_has(const std::string& modules) {
+  return have_program("/usr/bin/python3") && run("/usr/bin/python3 -c 'import " + modules + "'") == 0;
+}
+
 TEST(MaternFit, LogLikelihoodEqualsScikitLearn) {
-  if (!have_program("/usr/bin/python3")) GTEST_SKIP() << "/usr/bin/python3 is absent";
+  if (!python_has("numpy, scipy, sklearn"))
+    GTEST_SKIP() << "/usr/bin/python3 with numpy, scipy and scikit-learn (the oracles) is absent";
   temp_dir d;
   const int64_t n = 60;
   std::mt19937_64 rng(3);
@@ -153,7 +160,8 @@ void expect_same_fit(const matern_fit_result& r, const oracle_estimate& o) {
 }
 
 TEST(MaternFit, EstimatesEqualBruteForceOnSimulatedData) {
-  if (!have_program("/usr/bin/python3")) GTEST_SKIP() << "/usr/bin/python3 is absent";
+  if (!python_has("numpy, scipy"))
+    GTEST_SKIP() << "/usr/bin/python3 with numpy and scipy (the oracle) is absent";
   temp_dir d;
   const simulated_fit_data s = simulate_fit_data(250, 11, {1.5, 0.8, 1.2}, 0.5, d);
   const executor exec(backend::cpu, 2);
@@ -180,7 +188,8 @@ TEST(MaternFit, EstimatesEqualBruteForceOnSimulatedData) {
 // ML without fixed effects is scikit-learn's zero-mean GP: its log_marginal_likelihood at the
 // estimate equals ours, and (ν fixed, as scikit-learn keeps it) its gradient there vanishes.
 TEST(MaternFit, MlWithoutCovariatesEqualsScikitLearn) {
-  if (!have_program("/usr/bin/python3")) GTEST_SKIP() << "/usr/bin/python3 is absent";
+  if (!python_has("numpy, scipy, sklearn"))
+    GTEST_SKIP() << "/usr/bin/python3 with numpy, scipy and scikit-learn (the oracles) is absent";
   temp_dir d;
   const simulated_fit_data s = simulate_fit_data(200, 5, {1.0, 0.6, 1.5}, 0.3, d);
   const executor exec(backend::cpu, 2);
@@ -228,7 +237,8 @@ std::map<std::string, std::pair<double, double>> read_fit(const std::string& pat
 // oracle's own decoding of mice.bed. (With ν free the likelihood of these mice rises towards the
 // Gaussian kernel, ν → ∞, for BMI, body length and body weight alike: a boundary the fit names.)
 TEST(MaternFit, MiceEqualBruteForce) {
-  if (!have_program("/usr/bin/python3")) GTEST_SKIP() << "/usr/bin/python3 is absent";
+  if (!python_has("numpy, scipy"))
+    GTEST_SKIP() << "/usr/bin/python3 with numpy and scipy (the oracle) is absent";
   PMX_REQUIRE_DATA(bed, "bglr_mice/mice.bed");
   PMX_REQUIRE_DATA(csv, "bglr_mice/mice_pheno.csv");
   const std::string prefix = bed.substr(0, bed.size() - 4);
