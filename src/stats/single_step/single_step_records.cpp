@@ -227,10 +227,6 @@ void record_equations::for_record_columns(int64_t r, int k, F&& f) const {
     f(cov_col_[v * t_ + k], cov_[r * covariates_ + v] - cov_mean_[v * t_ + k]);
 }
 
-void record_equations::apply(const double* beta, const double* a, double* y_beta, double* y_a) const {
-  record_multiply(*host_op_, beta, a, y_beta, y_a);
-}
-
 record_design_view record_equations::design() const {
   record_design_view v;
   v.records = records_;

@@ -199,6 +199,9 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
       throw numeric_error("preconditioner block of unknown row " + std::to_string(bad) + " is not positive definite");
   }
   sol.setup_seconds.emplace_back("preconditioner", sw.seconds());
+  std::vector<double> G0t(t * t);  // block_multiply takes rows: the transpose of x ↦ x G0⁻¹
+  for (int a = 0; a < t; ++a)
+    for (int c = 0; c < t; ++c) G0t[a * t + c] = G0inv[c * t + a];
   // ---- the device route, when every product takes device vectors and everything fits
   std::unique_ptr<record_operand> records_dev;
   executor_array<double> fixed_pre_dev, block_inv_dev, G0_dev, V_dev, Y_dev;
@@ -218,9 +221,6 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
       };
       fixed_pre_dev = upload(fixed_pre);
       block_inv_dev = upload(block_inv);
-      std::vector<double> G0t(t * t);  // block_multiply takes rows: the transpose of x ↦ x G0⁻¹
-      for (int a = 0; a < t; ++a)
-        for (int c = 0; c < t; ++c) G0t[a * t + c] = G0inv[c * t + a];
       G0_dev = upload(G0t);
       V_dev = executor_array<double>(exec, static_cast<size_t>(rows * t));
       Y_dev = executor_array<double>(exec, static_cast<size_t>(rows * t));
@@ -234,73 +234,36 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
     }
     sol.setup_seconds.emplace_back("PCG on the GPU (records, preconditioner upload)", sw.seconds());
   }
-  // ---- the host route's products (V and Y cross to the device on cuda: page-locked there)
+  // ---- the host route's V and Y (they cross to the device on cuda: page-locked there)
   transfer_buffer V_buffer, Y_buffer;
   if (!resident)
     V_buffer = transfer_buffer(exec, static_cast<size_t>(rows * t)), Y_buffer = transfer_buffer(exec, static_cast<size_t>(rows * t));
-  double* V = V_buffer.data();
-  double* Y = Y_buffer.data();
-  auto apply_host = [&](const double* x, double* y) {
+  // ---- the product and the preconditioner: the same steps on either route, by the ops of the
+  // executor that holds the vectors (the device's, or the host's threads)
+  const executor vectors = resident ? exec : executor(backend::cpu, threads);
+  const record_operand& records_op = resident ? *records_dev : eq.operand();
+  double* V = resident ? V_dev.data() : V_buffer.data();
+  double* Y = resident ? Y_dev.data() : Y_buffer.data();
+  const double* G0_rows = resident ? G0_dev.data() : G0t.data();
+  const double* fixed_blocks = resident ? fixed_pre_dev.data() : fixed_pre.data();
+  const double* animal_blocks = resident ? block_inv_dev.data() : block_inv.data();
+  auto apply = [&](const double* x, double* y) {
     stopwatch all;
     const double gs = term->genotype_seconds, ps = term->pedigree_seconds;
-    eq.apply(x, x + p, y, y + p);
-    const double* xg = x + p;
-#pragma omp parallel for num_threads(threads) schedule(static) if (rows * t >= 65536)
-    for (int64_t i = 0; i < rows; ++i)
-      for (int a = 0; a < t; ++a) {
-        double s = 0;
-        for (int b = 0; b < t; ++b) s += xg[i * t + b] * G0inv[b * t + a];
-        V[i * t + a] = s;
-      }
+    record_multiply(records_op, x, x + p, y, y + p);
+    block_multiply(vectors, rows, t, G0_rows, 0, x + p, V);
     term->apply(V, Y);
-    double* yg = y + p;
-#pragma omp parallel for num_threads(threads) schedule(static) if (rows * t >= 65536)
-    for (int64_t i = 0; i < rows * t; ++i) yg[i] = (i < n * t ? yg[i] : 0.0) + Y[i];
+    axpby(vectors, n, t, 1.0, Y, t, 1.0, y + p, t);
+    axpby(vectors, extra, t, 1.0, Y + n * t, t, 0.0, y + p + n * t, t);
     ++sol.products;
     sol.other_seconds += all.seconds() - (term->genotype_seconds - gs) - (term->pedigree_seconds - ps);
     sol.genotype_seconds_after.push_back(term->genotype_seconds);
     sol.pedigree_seconds_after.push_back(term->pedigree_seconds);
   };
-  auto precondition_host = [&](const double* r, double* z) {
-    if (dense_fixed) {
-      for (int64_t i = 0; i < p; ++i) {
-        double s = 0;
-        for (int64_t j = 0; j < p; ++j) s += fixed_pre[i * p + j] * r[j];
-        z[i] = s;
-      }
-    } else {
-      for (int64_t i = 0; i < p; ++i) z[i] = fixed_pre[i] * r[i];
-    }
-    const double* rg = r + p;
-    double* zg = z + p;
-#pragma omp parallel for num_threads(threads) schedule(static) if (rows * t >= 65536)
-    for (int64_t i = 0; i < rows; ++i) {
-      const double* M = block_inv.data() + i * t * t;
-      for (int a = 0; a < t; ++a) {
-        double s = 0;
-        for (int b = 0; b < t; ++b) s += M[a * t + b] * rg[i * t + b];
-        zg[i * t + a] = s;
-      }
-    }
-  };
-  // The device route: the same steps on device vectors.
-  auto apply_device = [&](const double* x, double* y) {
-    stopwatch all;
-    const double gs = term->genotype_seconds, ps = term->pedigree_seconds;
-    record_multiply(*records_dev, x, x + p, y, y + p);
-    block_multiply(exec, rows, t, G0_dev.data(), 0, x + p, V_dev.data());
-    term->apply(V_dev.data(), Y_dev.data());
-    axpby(exec, n, t, 1.0, Y_dev.data(), t, 1.0, y + p, t);
-    axpby(exec, extra, t, 1.0, Y_dev.data() + n * t, t, 0.0, y + p + n * t, t);
-    ++sol.products;
-    sol.other_seconds += all.seconds() - (term->genotype_seconds - gs) - (term->pedigree_seconds - ps);
-    sol.genotype_seconds_after.push_back(term->genotype_seconds);
-    sol.pedigree_seconds_after.push_back(term->pedigree_seconds);
-  };
-  auto precondition_device = [&](const double* r, double* z) {
-    if (dense_fixed) block_multiply(exec, 1, p, fixed_pre_dev.data(), 0, r, z);
-    else block_multiply(exec, p, 1, fixed_pre_dev.data(), 1, r, z);
-    block_multiply(exec, rows, t, block_inv_dev.data(), int64_t{t} * t, r + p, z + p);
+  auto precondition = [&](const double* r, double* z) {
+    if (dense_fixed) block_multiply(vectors, 1, p, fixed_blocks, 0, r, z);
+    else block_multiply(vectors, p, 1, fixed_blocks, 1, r, z);
+    block_multiply(vectors, rows, t, animal_blocks, int64_t{t} * t, r + p, z + p);
   };
   std::vector<double> b(N, 0.0), x(N, 0.0);
   eq.rhs(b.data(), b.data() + p);
@@ -310,10 +273,7 @@ single_step_solution solve_single_step(const executor& exec, const pedigree& ped
   if (opt.on_iteration)
     observe = [&](const pcg_iteration& h) { opt.on_iteration(h, term->genotype_seconds, term->pedigree_seconds); };
   const pcg_stopping stop{opt.tol, opt.solution_tol, opt.max_iterations};
-  if (resident)
-    sol.pcg = pcg_solve(exec, N, apply_device, precondition_device, b.data(), x.data(), stop, progress, observe);
-  else
-    sol.pcg = pcg_solve(N, apply_host, precondition_host, b.data(), x.data(), stop, threads, progress, observe);
+  sol.pcg = pcg_solve(vectors, N, apply, precondition, b.data(), x.data(), stop, progress, observe);
   sol.genotype_seconds = term->genotype_seconds;
   sol.pedigree_seconds = term->pedigree_seconds;
   sol.ebv.assign(x.begin() + p, x.begin() + p + n * t);

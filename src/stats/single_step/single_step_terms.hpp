@@ -32,12 +32,12 @@ class record_equations {
                    int threads);
   int traits() const { return t_; }
   int64_t fixed_count() const { return p_; }
-  /// y_beta (p) and y_a (n × t) overwritten with the records part of C·[β; a] (host memory; the
-  /// record_products op on the cpu executor of the constructor's threads).
-  void apply(const double* beta, const double* a, double* y_beta, double* y_a) const;
   /// The records as the record_products op takes them (valid while this object lives): for an
   /// operand on another executor.
   record_design_view design() const;
+  /// The records' operand on the host (the constructor's threads): record_multiply with it
+  /// overwrites y_β (p) and y_a (n × t) with the records part of C·[β; a].
+  const record_operand& operand() const { return *host_op_; }
   /// Right-hand side XᵀR⁻¹y (p) and WᵀR⁻¹y (n × t).
   void rhs(double* b_beta, double* b_a) const;
   /// Dense XᵀR⁻¹X (p × p, row-major).
